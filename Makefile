@@ -1,0 +1,140 @@
+# reduction: a step-by-step CUDA C tutorial on parallel reduction. `make help` lists the targets.
+
+ARCH ?= native# the GPU to build for: native (this machine's), sm_90 (H100, H200), sm_80 (A100), ...
+TYPE ?= int#    element type: int (int32) or float (float32, built into build/float)
+NVCC ?= nvcc
+CC ?= gcc
+
+ifeq ($(TYPE),int)
+BUILD ?= build
+TYPEFLAGS :=
+else ifeq ($(TYPE),float)
+BUILD ?= build/float
+TYPEFLAGS := -DREDUCE_FLOAT
+else
+$(error TYPE must be int or float, not '$(TYPE)')
+endif
+
+STAGES := step00_cpu step01_atomic_naive step02_blocked step03_strided step04_smem \
+          step05_segmented step06_coarsened step07_warp_shuffle
+SHORT := $(foreach s,$(STAGES),$(firstword $(subst _, ,$(s))))# step00 step01 ...
+GPU_SHORT := $(filter-out step00,$(SHORT))
+long = $(filter $(1)_%,$(STAGES))# step04 -> step04_smem
+src = $(wildcard $(call long,$(1))/reduce.c*)# step04 -> step04_smem/reduce.cu
+
+CFLAGS := -std=c11 -O2 -Wall -Wextra -fwrapv -Icommon $(TYPEFLAGS)
+NVCCFLAGS := -std=c++20 -O3 -arch=$(ARCH) -lineinfo -Icommon $(TYPEFLAGS) \
+             -Xcompiler -Wall,-Wextra,-fwrapv
+
+# Criterion: the vendored copy from `make deps` (tests/deps.sh --vendor) if there is one, else the
+# system's. The rpath lets build/test_* find the vendored libraries wherever the tree is copied.
+CRITERION := third_party/criterion
+ifneq ($(wildcard $(CRITERION)/.done),)
+CRIT_CFLAGS := -I$(CRITERION)/include
+CRIT_LIBS := -L$(CRITERION)/lib -lcriterion -Xlinker -rpath-link=$(CRITERION)/lib \
+             -Xlinker --disable-new-dtags -Xlinker -rpath='$$ORIGIN/../$(CRITERION)/lib' \
+             -Xlinker -rpath='$$ORIGIN/../../$(CRITERION)/lib'
+else
+CRIT_CFLAGS :=
+CRIT_LIBS := -lcriterion
+endif
+
+OBJ := $(BUILD)/obj
+HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o
+GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o
+BINS := $(addprefix $(BUILD)/,$(SHORT))
+TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages
+
+.PHONY: all help run test deps diff bench plot profile clean $(SHORT)
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(BINS) ## build every stage into build/stepNN
+
+help: ## list the targets
+	@echo "make targets (ARCH=$(ARCH), TYPE=$(TYPE); override with make ARCH=sm_90 TYPE=float ...):"
+	@grep -hE '^[a-z%][a-zA-Z0-9_% -]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | \
+	    awk -F'\t' '{ printf "  %-14s %s\n", $$1, $$2 }'
+	@echo "  step00..step07 build one stage: make step04 && build/step04 --help"
+
+$(SHORT): %: $(BUILD)/%
+
+run: all ## every stage on its default input, one summary table
+	@bash common/run_all.sh $(BUILD) $(SHORT)
+
+test: deps $(TESTS) $(BINS) ## build everything and run the Criterion tests
+	@bash tests/run.sh $(BUILD) $(TESTS)
+
+deps: ## install Criterion (as root, from Debian packages); VENDOR=1: copy it into third_party/ for a machine without network
+	@if [ -n "$(VENDOR)" ]; then bash tests/deps.sh --vendor; \
+	 elif [ -f $(CRITERION)/.done ]; then echo "deps: using the vendored Criterion in $(CRITERION)"; \
+	 else bash tests/deps.sh; fi
+
+diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04)
+	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to 07" >&2; exit 2; }
+	@bash common/diff.sh $(STEP)
+
+bench: $(addprefix $(BUILD)/bench_,$(GPU_SHORT)) ## every GPU stage against CUB and a copy, 2^10..2^30: CSV + plot
+	@bash bench/run.sh $(BUILD) $(GPU_SHORT)
+
+plot: ## redraw the benchmark plot from a CSV without a GPU (CSV=bench/<gpu>/results.csv)
+	@csv="$(CSV)"; [ -n "$$csv" ] || csv=$$(ls -t bench/*/results.csv 2>/dev/null | head -n 1); \
+	 [ -n "$$csv" ] || { echo "make plot: no bench/*/results.csv yet: run make bench on a GPU." >&2; exit 2; }; \
+	 py=$$(bash bench/python.sh) && $$py bench/plot.py "$$csv" --table
+
+profile: $(BUILD)/$(or $(STEP:%=step%),step07) ## Nsight Compute on one stage (STEP=NN, N=elements)
+	ncu --clock-control none --set basic --section MemoryWorkloadAnalysis \
+	    $(BUILD)/step$(or $(STEP),07) --n $(or $(N),67108864) --reps 1
+
+clean: ## remove build/
+	rm -rf build
+
+# --- building -------------------------------------------------------------------------------
+$(OBJ)/%.o: common/%.c common/*.h | $(OBJ)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OBJ)/%.o: common/%.cu common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(OBJ)/reference.o: step00_cpu/reduce.c common/reduce.h | $(OBJ)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# A stage's own code: its kernels and reduce(). step00's loop is bound to the stage interface by
+# common/cpu_stage.c.
+$(OBJ)/stage_step00.o: common/cpu_stage.c common/reduce.h | $(OBJ)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(OBJ)/stage_%.o: common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -c $(call src,$*) -o $@
+$(foreach s,$(GPU_SHORT),$(eval $(OBJ)/stage_$(s).o: $(call src,$(s))))
+
+$(OBJ)/main_%.o: common/main.c common/*.h | $(OBJ)
+	$(CC) $(CFLAGS) -DSTAGE_NAME='"$(call long,$*)"' -c $< -o $@
+
+$(BUILD)/%: $(OBJ)/main_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ -o $@
+
+$(OBJ)/bench_%.o: common/bench.cu common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call long,$*)"' -c $< -o $@
+
+$(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ -o $@
+
+# --- tests ----------------------------------------------------------------------------------
+$(OBJ)/test_stage_%.o: tests/test_stage.c tests/*.h common/*.h | $(OBJ)
+	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DSTAGE_NAME='"$(call long,$*)"' -c $< -o $@
+
+$(OBJ)/test_%.o: tests/test_%.c tests/*.h common/*.h | $(OBJ)
+	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' -c $< -o $@
+
+$(BUILD)/test_harness: $(OBJ)/test_options.o $(OBJ)/test_npy.o $(OBJ)/test_reference.o \
+                       $(HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
+
+$(BUILD)/test_all_stages: $(OBJ)/test_all_stages.o $(OBJ)/stage_step00.o $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
+
+$(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
+
+$(OBJ):
+	mkdir -p $@

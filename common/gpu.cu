@@ -1,0 +1,191 @@
+/* gpu.cu: device memory, timing and the device's limits, shared by every GPU stage. */
+#include "check.h"
+#include "harness.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gpu_available(char *why, size_t why_len)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    /* No driver at all (no libcuda) reads as an "insufficient" driver: that is a machine with no
+     * GPU, not a broken one. */
+    int no_driver = err == cudaErrorInsufficientDriver && dlopen("libcuda.so.1", RTLD_LAZY) == NULL;
+    if (err == cudaErrorNoDevice || no_driver || (err == cudaSuccess && count == 0)) {
+        snprintf(why, why_len, "no CUDA device (%s)",
+                 no_driver ? "no NVIDIA driver is installed" : "the driver sees no GPU");
+        return 0;
+    }
+    if (err != cudaSuccess) {
+        snprintf(why, why_len, "the CUDA device is not usable (cudaGetDeviceCount: %s: %s)",
+                 cudaGetErrorName(err), cudaGetErrorString(err));
+        return -1;
+    }
+    return 1;
+}
+
+void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_bytes)
+{
+    int device, clock_khz, bus_bits, l2;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (name) {
+        cudaDeviceProp prop;
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+        snprintf(name, name_len, "%s", prop.name);
+    }
+    /* CUDA 13 dropped cudaDeviceProp::memoryClockRate: ask for the attribute instead. */
+    CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    if (peak_gbps) /* double data rate: two transfers a clock, bus_bits / 8 bytes each */
+        *peak_gbps = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+    if (l2_bytes)
+        *l2_bytes = (size_t)l2;
+}
+
+void *gpu_alloc(size_t bytes, const char *what)
+{
+    size_t free_bytes, total_bytes;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (bytes > free_bytes) {
+        fprintf(stderr,
+                "not enough device memory: %s needs %.2f GiB but the GPU has %.2f GiB free of "
+                "%.2f GiB; try a smaller --n.\n",
+                what, bytes / 1073741824.0, free_bytes / 1073741824.0, total_bytes / 1073741824.0);
+        exit(EXIT_NO_GPU);
+    }
+    void *p;
+    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    return p;
+}
+
+static int compare_ms(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps,
+              struct timing *t)
+{
+    /* A write to twice the L2's size before each repeat evicts what the last repeat left there,
+     * so each repeat reads its input from device memory, as a real first use would. */
+    static void *flush = NULL;
+    static size_t flush_bytes = 0;
+    if (flush == NULL) {
+        gpu_describe(NULL, 0, NULL, &flush_bytes);
+        flush_bytes *= 2;
+        flush = gpu_alloc(flush_bytes, "the L2 flush buffer");
+    }
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    double *ms = (double *)malloc(reps * sizeof *ms);
+    if (prepare)
+        prepare(ctx);
+    work(ctx); /* warm-up: module load and first-touch costs stay out of the numbers */
+    for (int r = 0; r < reps; ++r) {
+        if (prepare)
+            prepare(ctx);
+        CUDA_CHECK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
+        CUDA_CHECK(cudaEventRecord(start));
+        work(ctx);
+        CUDA_CHECK(cudaEventRecord(stop));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float elapsed;
+        CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+        ms[r] = elapsed;
+    }
+    qsort(ms, reps, sizeof *ms, compare_ms);
+    t->min_ms = ms[0];
+    t->max_ms = ms[reps - 1];
+    t->median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    free(ms);
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+}
+
+/* What one repeat of a stage needs. */
+struct stage_run {
+    elem_t *d_input, *d_pristine, *d_sum;
+    size_t n, padded_n;
+    unsigned int block;
+    elem_t first_sum;
+    int runs, unstable;
+};
+
+static void restore_input(void *ctx)
+{
+    struct stage_run *s = (struct stage_run *)ctx;
+    if (STAGE.in_place) /* the last repeat overwrote its input: start again from a fresh copy */
+        CUDA_CHECK(cudaMemcpyAsync(s->d_input, s->d_pristine, s->padded_n * sizeof(elem_t),
+                                   cudaMemcpyDeviceToDevice));
+}
+
+static void run_once(void *ctx)
+{
+    struct stage_run *s = (struct stage_run *)ctx;
+    reduce(s->d_input, s->n, s->block, s->d_sum);
+}
+
+static void check_sum(struct stage_run *s)
+{
+    elem_t sum;
+    CUDA_CHECK(cudaMemcpy(&sum, s->d_sum, sizeof sum, cudaMemcpyDeviceToHost));
+    if (s->runs++ == 0)
+        s->first_sum = sum;
+    else if (memcmp(&sum, &s->first_sum, sizeof sum) != 0)
+        s->unstable++;
+}
+
+static void prepare_and_check(void *ctx)
+{
+    struct stage_run *s = (struct stage_run *)ctx;
+    if (s->runs < 0) /* the first call comes before any run */
+        s->runs = 0;
+    else
+        check_sum(s); /* the previous repeat's sum, outside the timed region */
+    restore_input(ctx);
+}
+
+void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps, elem_t *sum,
+                   struct timing *t)
+{
+    if (n == 0) { /* the sum of nothing is the identity; a grid of 0 blocks is an error */
+        *sum = IDENTITY;
+        if (t)
+            *t = (struct timing){0, 0, 0, 0};
+        return;
+    }
+    struct stage_run s = {};
+    s.n = n;
+    s.block = block;
+    s.runs = -1;
+    /* A single-block stage reads 2 * block elements: the tail past n holds the identity. */
+    s.padded_n = STAGE.single_block ? 2 * (size_t)block : n;
+    size_t bytes = s.padded_n * sizeof(elem_t);
+    s.d_input = (elem_t *)gpu_alloc(bytes, "the input");
+    s.d_sum = (elem_t *)gpu_alloc(sizeof(elem_t), "the sum");
+    CUDA_CHECK(cudaMemset(s.d_input, 0, bytes)); /* all-zero bits are the identity, int or float */
+    CUDA_CHECK(cudaMemcpy(s.d_input, h_input, n * sizeof(elem_t), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(s.d_sum, 0xff, sizeof(elem_t))); /* poison: a stage must write it */
+    if (STAGE.in_place) {
+        s.d_pristine = (elem_t *)gpu_alloc(bytes, "the input's pristine copy");
+        CUDA_CHECK(cudaMemcpy(s.d_pristine, s.d_input, bytes, cudaMemcpyDeviceToDevice));
+    }
+    if (t) {
+        gpu_time(prepare_and_check, run_once, &s, reps, t);
+        check_sum(&s);
+        t->unstable = s.unstable;
+    } else {
+        run_once(&s);
+        check_sum(&s);
+    }
+    *sum = s.first_sum;
+    CUDA_CHECK(cudaFree(s.d_input));
+    CUDA_CHECK(cudaFree(s.d_sum));
+    if (s.d_pristine)
+        CUDA_CHECK(cudaFree(s.d_pristine));
+}

@@ -1,0 +1,105 @@
+/* harness.h: everything a stage needs around it, so that its own file holds only its lesson.
+ *
+ *   options.c  command line (getopt_long) and the stage's limits: CPU only, no CUDA call
+ *   input.c    seeded input patterns: CPU only
+ *   gpu.cu     device memory, padding, timing with CUDA events and an L2 flush, peak bandwidth
+ *   main.c     the program every stage builds into: one line of results, exit status 0/1/2/3
+ */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include "reduce.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit statuses of every stage program. */
+enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
+
+#define DEFAULT_N ((size_t)1 << 24)
+#define DEFAULT_REPS 20
+#define MAX_REPS 100000
+
+/* --------------------------------------------------------------------------------------------
+ * Options (options.c)
+ */
+struct options {
+    size_t n;               /* elements to sum */
+    uint64_t seed;          /* seed of the generated input */
+    int reps;               /* timed repeats; the median is reported */
+    unsigned int block;     /* threads per block */
+    const char *input_path; /* .npy file to sum instead of generated input, or NULL */
+};
+
+/* Parses argv into *opt, starting from the defaults for this stage (n = 2^24, or the stage's
+ * limit 2 * block when that is smaller). Returns 0 to go on, 1 when --help was printed to `out`,
+ * and EXIT_USAGE after writing one sentence that says what is wrong into err (err_len bytes).
+ * Calls no CUDA function. Resets getopt, so it may be called more than once. */
+int options_parse(int argc, char **argv, const char *stage_name, const struct stage_info *stage,
+                  struct options *opt, FILE *out, char *err, size_t err_len);
+
+/* Checks that this stage can sum n elements with this block size. Single-block stages (02-04)
+ * take n <= 2 * block (one thread block, two elements a thread). Returns 0, or EXIT_USAGE with one
+ * sentence in err that names the limit and the stage to use instead. */
+int options_check_n(size_t n, unsigned int block, const char *stage_name,
+                    const struct stage_info *stage, char *err, size_t err_len);
+
+/* Parses a whole decimal string into *value (no sign, no spaces, no trailing characters, no
+ * overflow past max). Returns 0, or -1. Shared by every numeric option. */
+int parse_unsigned(const char *text, uint64_t max, uint64_t *value);
+
+/* --------------------------------------------------------------------------------------------
+ * Input (input.c)
+ */
+enum pattern {
+    PATTERN_SMALL,      /* uniform in [-16, 16]: the default, never all ones */
+    PATTERN_FULL_RANGE, /* any int32 bit pattern: the sum wraps, identically on CPU and GPU */
+    PATTERN_ALTERNATING /* +v, -w, +x, ...: cancellation, catches a dropped or doubled element */
+};
+
+/* Fills input[0..n) with `pattern`, reproducibly from `seed` (splitmix64). */
+void input_fill(elem_t *input, size_t n, enum pattern pattern, uint64_t seed);
+
+/* --------------------------------------------------------------------------------------------
+ * The GPU (gpu.cu). Every CUDA error exits with EXIT_NO_GPU (check.h) after naming the call.
+ */
+struct timing {
+    double median_ms, min_ms, max_ms; /* of the timed repeats, CUDA events, milliseconds */
+    int unstable;                     /* repeats whose sum differed from the first run's */
+};
+
+/* Returns 1 when a usable CUDA device exists; 0 when there is none (no GPU, or no NVIDIA driver at
+ * all: tests skip), -1 when there is one but CUDA fails on it (tests fail); with one sentence in
+ * why for 0 and -1. */
+int gpu_available(char *why, size_t why_len);
+
+/* The device's name, theoretical peak bandwidth in GB/s (2 x memory clock x bus width / 8, from
+ * cudaDeviceGetAttribute) and L2 size in bytes. */
+void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_bytes);
+
+/* cudaMalloc after checking the device has `bytes` free; otherwise one sentence naming `what`
+ * and exit EXIT_NO_GPU (never a crash or a wrong sum). */
+void *gpu_alloc(size_t bytes, const char *what);
+
+/* Times `work(ctx)` with CUDA events: one warm-up, then `reps` repeats, each after
+ * `prepare(ctx)` (may be NULL) and an L2 flush, both untimed. Fills median/min/max in ms. */
+void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps,
+              struct timing *t);
+
+/* Sums h_input[0..n) with the stage's reduce() on the GPU and returns the sum of the first
+ * (warm-up) run in *sum. Copies the input to the device, padding it with the identity to
+ * 2 * block elements for a single-block stage; n = 0 gives the identity without a launch.
+ * With t != NULL, then times `reps` repeats: before each, an in-place stage gets a fresh copy of
+ * its input and the L2 cache is flushed (a write to a buffer twice its size), both outside the
+ * timed region. Exits with EXIT_NO_GPU when the device lacks the memory or a CUDA call fails. */
+void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps, elem_t *sum,
+                   struct timing *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

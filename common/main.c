@@ -1,0 +1,128 @@
+/* main.c: the program every stage builds into (build/stepNN). The stage's name comes from the
+ * Makefile (-DSTAGE_NAME); its kernels and reduce() from stepNN_name/reduce.cu.
+ *
+ * Prints one line a person can read and a script can parse, for example
+ *   stage=step05_segmented device="NVIDIA H100 80GB HBM3" n=16777216 sum=-2741 ref=-2741
+ *   result=ok median_ms=0.0312 GB/s=2150.3 peak%=64.1
+ * and exits 0 ok, 1 wrong sum, 2 bad usage or input, 3 no CUDA device or a CUDA error. */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+#include "npy.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef STAGE_NAME
+#error "build with -DSTAGE_NAME=\"stepNN_name\" (the Makefile does)"
+#endif
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int compare_ms(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* step00 runs on the CPU: the median of `reps` runs of the sequential loop, timed by the clock. */
+static void cpu_run_stage(elem_t *input, size_t n, int reps, elem_t *sum, struct timing *t)
+{
+    double *ms = malloc(reps * sizeof *ms);
+    *t = (struct timing){0, 0, 0, 0};
+    for (int r = 0; r < reps; ++r) {
+        elem_t s;
+        double start = now_ms();
+        reduce(input, n, 0, &s);
+        ms[r] = now_ms() - start;
+        if (r == 0)
+            *sum = s;
+        else if (memcmp(&s, sum, sizeof s) != 0)
+            t->unstable++;
+    }
+    qsort(ms, reps, sizeof *ms, compare_ms);
+    t->min_ms = ms[0];
+    t->max_ms = ms[reps - 1];
+    t->median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    free(ms);
+}
+
+static void print_elem(const char *key, elem_t x)
+{
+#ifdef REDUCE_FLOAT
+    printf(" %s=%.9g", key, (double)x);
+#else
+    printf(" %s=%d", key, x);
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    char err[512];
+    struct options opt;
+    int status = options_parse(argc, argv, STAGE_NAME, &STAGE, &opt, stdout, err, sizeof err);
+    if (status == 1)
+        return EXIT_OK; /* --help */
+    if (status != 0) {
+        fprintf(stderr, "%s: %s\n", STAGE_NAME, err);
+        return status;
+    }
+
+    /* The input, and the reference sum from step00's sequential loop: all before any CUDA call. */
+    elem_t *input = NULL;
+    if (opt.input_path) {
+        if (npy_read(opt.input_path, &input, &opt.n, err, sizeof err) != 0 ||
+            options_check_n(opt.n, opt.block, STAGE_NAME, &STAGE, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", STAGE_NAME, err);
+            free(input);
+            return EXIT_USAGE;
+        }
+    } else {
+        input = malloc(opt.n ? opt.n * sizeof *input : 1);
+        if (input == NULL) {
+            fprintf(stderr, "%s: not enough host memory for n = %zu elements; try a smaller --n.\n",
+                    STAGE_NAME, opt.n);
+            return EXIT_USAGE;
+        }
+        input_fill(input, opt.n, PATTERN_SMALL, opt.seed);
+    }
+    elem_t ref = reduce_cpu(input, opt.n);
+
+    elem_t sum;
+    struct timing t;
+    char device[256] = "CPU";
+    double peak_gbps = 0;
+    if (STAGE.on_gpu) {
+        if (gpu_available(err, sizeof err) != 1) {
+            fprintf(stderr, "%s: %s; this stage needs an NVIDIA GPU (step00_cpu runs without).\n",
+                    STAGE_NAME, err);
+            free(input);
+            return EXIT_NO_GPU;
+        }
+        gpu_describe(device, sizeof device, &peak_gbps, NULL);
+        gpu_run_stage(input, opt.n, opt.block, opt.reps, &sum, &t);
+    } else {
+        cpu_run_stage(input, opt.n, opt.reps, &sum, &t);
+    }
+    free(input);
+
+    int ok = memcmp(&sum, &ref, sizeof sum) == 0 && t.unstable == 0;
+    double gbps = t.median_ms > 0 ? opt.n * sizeof(elem_t) / (t.median_ms * 1e6) : 0;
+    printf("stage=%s device=\"%s\" n=%zu", STAGE_NAME, device, opt.n);
+    print_elem("sum", sum);
+    print_elem("ref", ref);
+    printf(" result=%s median_ms=%.4f GB/s=%.1f", ok ? "ok" : "MISMATCH", t.median_ms, gbps);
+    if (peak_gbps > 0)
+        printf(" peak%%=%.1f\n", 100 * gbps / peak_gbps);
+    else
+        printf(" peak%%=-\n");
+    if (t.unstable)
+        fprintf(stderr, "%s: %d of %d repeats gave a different sum from the first run.\n",
+                STAGE_NAME, t.unstable, opt.reps);
+    return ok ? EXIT_OK : EXIT_MISMATCH;
+}

@@ -1,0 +1,55 @@
+/* npy.h: read and write NumPy .npy files holding one 1-D array of elem_t.
+ *
+ * The .npy format (numpy.lib.format) is a 10- or 12-byte preamble, an ASCII header that is a Python
+ * dict literal, then the raw array bytes:
+ *
+ *   "\x93NUMPY" major minor header_len   header_len: uint16 LE (1.0) or uint32 LE (2.0, 3.0)
+ *   "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }   ...spaces...\n"
+ *   element 0, element 1, ...            little-endian, C order
+ *
+ * Only the one dtype of this build is accepted ('<i4' for int32, '<f4' with -DREDUCE_FLOAT): the
+ * reader never converts, so a file's bytes are exactly what the kernels sum. Sizes are 64-bit
+ * throughout, so arrays of more than 2^31 elements (more than 4 GiB) work.
+ */
+#ifndef NPY_H
+#define NPY_H
+
+#include <stddef.h>
+
+#include "reduce.h" /* elem_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* npy_read: loads the 1-D array in the .npy file at path.
+ *
+ * Accepts format versions 1.0, 2.0 and 3.0 as numpy.save writes them: dtype '<i4' ('<f4' in a
+ * -DREDUCE_FLOAT build), fortran_order False, shape (n,) with n >= 0, header keys in any order.
+ *
+ * On success returns 0; *data points to n elements (n * sizeof(elem_t) bytes) allocated with
+ * malloc, which the caller free()s; *data is NULL when *n == 0. *n is a count of elements.
+ *
+ * On any problem (file missing or unreadable, not a .npy file, unsupported version, malformed or
+ * oversized header (more than 64 KiB), another dtype, Fortran order, a shape that is not 1-D, data
+ * shorter or longer than the shape says, a read error, out of memory) returns -1, sets *data to
+ * NULL and *n to 0, allocates nothing, and writes one sentence saying what is wrong and what is
+ * expected into err (a NUL-terminated string cut to err_len bytes; err may be NULL if err_len is 0).
+ */
+int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_len);
+
+/* npy_write: writes data[0..n) (n elements; data may be NULL when n == 0) to path as a version-1.0
+ * .npy file, byte for byte what numpy.save writes for the same 1-D array: dtype '<i4' ('<f4' with
+ * -DREDUCE_FLOAT), header padded with spaces and ended with '\n' so the data starts at a multiple
+ * of 64 bytes. An existing file is replaced.
+ *
+ * Returns 0, or -1 with one sentence in err (as for npy_read) when the file cannot be created or a
+ * write fails (disk full, I/O error); a partly written file is then removed.
+ */
+int npy_write(const char *path, const elem_t *data, size_t n, char *err, size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

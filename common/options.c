@@ -1,0 +1,139 @@
+/* options.c: the command line of every stage program, checked before any CUDA call. */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <string.h>
+
+int parse_unsigned(const char *text, uint64_t max, uint64_t *value)
+{
+    if (text == NULL || *text == '\0')
+        return -1;
+    uint64_t v = 0;
+    for (const char *c = text; *c; ++c) {
+        if (*c < '0' || *c > '9')
+            return -1; /* a sign, a space, a suffix or trailing garbage */
+        unsigned digit = (unsigned)(*c - '0');
+        if (digit > max || v > (max - digit) / 10)
+            return -1; /* would pass max (or wrap) */
+        v = v * 10 + digit;
+    }
+    *value = v;
+    return 0;
+}
+
+static int fail(char *err, size_t err_len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static void usage(FILE *out, const char *stage_name, const struct stage_info *stage)
+{
+    fprintf(out,
+            "usage: %s [--n N | --input FILE.npy] [--seed S] [--reps R] [--block B]\n"
+            "Sums N " ELEM_NAME " elements with stage %s and checks the sum against the CPU.\n"
+            "  --n N         elements to sum (default: %zu)\n"
+            "  --input FILE  sum a 1-D " ELEM_NAME " array saved by numpy.save instead\n"
+            "  --seed S      seed of the random input (default: 1)\n"
+            "  --reps R      timed repeats, the median is reported (default: %d)\n"
+            "  --block B     threads per block, a power of two in [%u, %u] (default: %u)\n"
+            "Prints: stage device n sum ref result median_ms GB/s peak%%\n"
+            "Exit status: 0 ok, 1 wrong sum, 2 bad usage or input, 3 no CUDA device or CUDA "
+            "error.\n",
+            stage_name, stage_name,
+            stage->single_block ? 2 * (size_t)stage->default_block : DEFAULT_N, DEFAULT_REPS,
+            BLOCK_MIN, BLOCK_MAX, stage->default_block);
+}
+
+int options_check_n(size_t n, unsigned int block, const char *stage_name,
+                    const struct stage_info *stage, char *err, size_t err_len)
+{
+    if (stage->single_block && n > 2 * (size_t)block)
+        return fail(err, err_len,
+                    "%s reduces in one thread block of %u threads, two elements each, so it takes "
+                    "n <= %zu (got n = %zu); use step05_segmented or later for larger inputs.",
+                    stage_name, block, 2 * (size_t)block, n);
+    if (n > SIZE_MAX / sizeof(elem_t))
+        return fail(err, err_len, "n = %zu elements is more bytes than this machine can address.",
+                    n);
+    return 0;
+}
+
+int options_parse(int argc, char **argv, const char *stage_name, const struct stage_info *stage,
+                  struct options *opt, FILE *out, char *err, size_t err_len)
+{
+    static const struct option longopts[] = {
+        {"n", required_argument, NULL, 'n'},     {"seed", required_argument, NULL, 's'},
+        {"reps", required_argument, NULL, 'r'},  {"block", required_argument, NULL, 'b'},
+        {"input", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    opt->seed = 1;
+    opt->reps = DEFAULT_REPS;
+    opt->block = stage->default_block;
+    opt->input_path = NULL;
+    int n_given = 0;
+    uint64_t v;
+
+    optind = 0; /* GNU getopt: 0 re-initialises, so tests can parse several command lines */
+    opterr = 0; /* we print our own one-sentence errors */
+    for (;;) {
+        int c = getopt_long(argc, argv, "+:", longopts, NULL);
+        if (c == -1)
+            break;
+        switch (c) {
+        case 'n':
+            if (parse_unsigned(optarg, SIZE_MAX / sizeof(elem_t), &v))
+                return fail(err, err_len,
+                            "--n wants a whole number of elements, such as 1000000 (got '%s').",
+                            optarg);
+            opt->n = (size_t)v;
+            n_given = 1;
+            break;
+        case 's':
+            if (parse_unsigned(optarg, UINT64_MAX, &v))
+                return fail(err, err_len,
+                            "--seed wants a whole number from 0 to 2^64 - 1 (got '%s').", optarg);
+            opt->seed = v;
+            break;
+        case 'r':
+            if (parse_unsigned(optarg, MAX_REPS, &v) || v == 0)
+                return fail(err, err_len, "--reps wants a whole number from 1 to %d (got '%s').",
+                            MAX_REPS, optarg);
+            opt->reps = (int)v;
+            break;
+        case 'b':
+            if (parse_unsigned(optarg, BLOCK_MAX, &v) || v < BLOCK_MIN || (v & (v - 1)) != 0)
+                return fail(err, err_len,
+                            "--block wants a power of two from %u to %u threads (got '%s').",
+                            BLOCK_MIN, BLOCK_MAX, optarg);
+            opt->block = (unsigned int)v;
+            break;
+        case 'i':
+            if (*optarg == '\0')
+                return fail(err, err_len, "--input wants the path of a .npy file.");
+            opt->input_path = optarg;
+            break;
+        case 'h':
+            usage(out, stage_name, stage);
+            return 1;
+        case ':':
+            return fail(err, err_len, "%s needs a value; see --help.", argv[optind - 1]);
+        default:
+            return fail(err, err_len, "unknown option '%s'; see --help.", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return fail(err, err_len, "unexpected argument '%s'; options start with --, see --help.",
+                    argv[optind]);
+    if (n_given && opt->input_path)
+        return fail(err, err_len, "give either --n or --input, not both.");
+    if (!n_given)
+        opt->n = stage->single_block ? 2 * (size_t)opt->block : DEFAULT_N;
+    return options_check_n(opt->n, opt->block, stage_name, stage, err, err_len);
+}

@@ -1,0 +1,66 @@
+/* reduce.h: what every stage and the harness share.
+ *
+ * Element type: int32 with identity 0. int32 sums wrap modulo 2^32 (two's complement) on the GPU;
+ * the host code is built with -fwrapv so the CPU reference wraps identically, and the exact sum is
+ * defined even for full-range random input. Build with -DREDUCE_FLOAT for float32 (identity 0.0f).
+ *
+ * A stage is one file, stepNN_name/reduce.cu (step00: reduce.c), that defines STAGE and reduce().
+ * The harness (common/) allocates, fills, times and checks; the stage holds only its lesson.
+ */
+#ifndef REDUCE_H
+#define REDUCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef REDUCE_FLOAT
+typedef float elem_t;
+#define ELEM_NAME "float32"
+#ifdef __CUDACC__
+typedef float4 elem4_t; /* four elements, 16 bytes: one load instruction (step07) */
+#endif
+#else
+typedef int elem_t; /* int32_t is int on every CUDA host; atomicAdd is declared for int */
+#define ELEM_NAME "int32"
+#ifdef __CUDACC__
+typedef int4 elem4_t; /* four elements, 16 bytes: one load instruction (step07) */
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a stage can take; the harness reads it before any CUDA call. */
+struct stage_info {
+    bool on_gpu;                /* false for step00: reduce() gets host pointers */
+    bool single_block;          /* one thread block: n <= 2 * block_size (steps 02-04) */
+    bool in_place;              /* overwrites its input: the harness restores it before each repeat */
+    unsigned int default_block; /* threads per block when --block is not given */
+};
+extern const struct stage_info STAGE;
+
+/* reduce: *sum = input[0] + ... + input[n-1].
+ * input: n elements (device memory for GPU stages). A single-block stage gets its input padded with
+ * the identity to 2 * block_size elements by the harness. sum: one element, same memory as input.
+ * block_size: threads per block, a power of two in [BLOCK_MIN, BLOCK_MAX]. n >= 1: the harness
+ * handles n = 0 (the identity, no launch). Asynchronous on the default stream; errors of the launch
+ * are checked, a fault inside the kernel shows at the harness's next synchronisation. */
+void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum);
+
+/* The sequential sum from the identity (step00_cpu/reduce.c): the reference every stage is checked
+ * with. O(n), one dependence chain. */
+elem_t reduce_cpu(const elem_t *input, size_t n);
+
+/* The identity of +: reduce(empty) = IDENTITY, and padding with it changes no sum. */
+#define IDENTITY ((elem_t)0)
+
+#define BLOCK_MIN 32u   /* one warp */
+#define BLOCK_MAX 1024u /* the most threads a block can have on every CUDA GPU */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,130 @@
+/* test_all_stages.c: the eight programs (build/stepNN) side by side.
+ *
+ * Every stage must print the identical sum for the same input file, and every program must turn
+ * bad usage into one sentence and exit status 2 before touching CUDA (so this part runs on a
+ * machine without a GPU too). */
+#define _GNU_SOURCE /* mkstemps */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpu_test.h"
+#include "harness.h"
+#include "npy.h"
+
+#ifndef BUILD_DIR
+#define BUILD_DIR "build"
+#endif
+
+static const char *STAGES[] = {"step00", "step01", "step02", "step03",
+                               "step04", "step05", "step06", "step07"};
+static const int SINGLE_BLOCK[] = {0, 0, 1, 1, 1, 0, 0, 0};
+#define N_STAGES 8
+
+/* Runs `BUILD_DIR/stage args` with stderr joined to stdout; returns the exit status and the
+ * output (first 4 KiB) in out. */
+static int run(const char *stage, const char *args, char *out, size_t out_len)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/%s %s 2>&1", BUILD_DIR, stage, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p, "cannot run %s", cmd);
+    size_t len = fread(out, 1, out_len - 1, p);
+    out[len] = '\0';
+    int status = pclose(p);
+    cr_assert(WIFEXITED(status), "%s did not exit normally: %s", cmd, out);
+    return WEXITSTATUS(status);
+}
+
+/* Writes n full-range elements to a fresh .npy file; returns its path (static buffer). */
+static const char *write_input(size_t n, elem_t *ref)
+{
+    static char path[] = "/tmp/reduction-test-XXXXXX.npy";
+    strcpy(path, "/tmp/reduction-test-XXXXXX.npy");
+    int fd = mkstemps(path, 4);
+    cr_assert(fd >= 0, "mkstemps failed");
+    close(fd);
+    elem_t *input = malloc(n * sizeof *input);
+    input_fill(input, n, PATTERN_FULL_RANGE, 42);
+    *ref = reduce_cpu(input, n);
+    char err[256];
+    cr_assert_eq(npy_write(path, input, n, err, sizeof err), 0, "%s", err);
+    free(input);
+    return path;
+}
+
+static elem_t parse_sum(const char *out, const char *key)
+{
+    const char *at = strstr(out, key);
+    cr_assert_not_null(at, "no '%s' in: %s", key, out);
+    return (elem_t)strtod(at + strlen(key), NULL);
+}
+
+Test(all_stages, identical_sum_from_the_same_npy_file)
+{
+    require_gpu();
+    elem_t ref;
+    const char *path = write_input(2047, &ref); /* every stage takes it, single-block ones too */
+    char args[256], out[4096];
+    snprintf(args, sizeof args, "--input %s --reps 3", path);
+    for (int s = 0; s < N_STAGES; ++s) {
+        int status = run(STAGES[s], args, out, sizeof out);
+        cr_expect_eq(status, 0, "%s exited %d: %s", STAGES[s], status, out);
+        cr_expect(strstr(out, "result=ok") != NULL, "%s: %s", STAGES[s], out);
+        cr_expect_eq(parse_sum(out, " sum="), ref, "%s: %s", STAGES[s], out);
+    }
+    unlink(path);
+}
+
+Test(all_stages, step00_sums_an_npy_file_without_a_gpu)
+{
+    elem_t ref;
+    const char *path = write_input(100003, &ref);
+    char args[256], out[4096];
+    snprintf(args, sizeof args, "--input %s --reps 3", path);
+    cr_expect_eq(run("step00", args, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(parse_sum(out, " sum="), ref, "%s", out);
+    cr_expect_eq(parse_sum(out, " ref="), ref, "%s", out);
+    cr_expect(strstr(out, "n=100003 ") != NULL, "%s", out);
+    unlink(path);
+}
+
+/* Checked before any CUDA call: the same answers with or without a GPU. */
+Test(all_stages, bad_usage_is_one_sentence_and_exit_status_2)
+{
+    static const char *bad[] = {"--block 48", "--n -5", "--n 12x", "--reps 0", "--frobnicate",
+                                "--input /nonexistent/input.npy", "--n 5 --input x.npy", "extra"};
+    char out[4096];
+    for (int s = 0; s < N_STAGES; ++s) {
+        cr_expect_eq(run(STAGES[s], "--help", out, sizeof out), 0, "%s --help: %s", STAGES[s], out);
+        cr_expect(strstr(out, "--block") != NULL, "%s --help: %s", STAGES[s], out);
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+            int status = run(STAGES[s], bad[b], out, sizeof out);
+            cr_expect_eq(status, 2, "%s %s exited %d: %s", STAGES[s], bad[b], status, out);
+            size_t len = strlen(out);
+            cr_expect(len > 10 && strchr(out, '\n') == out + len - 1,
+                      "%s %s: not one line: '%s'", STAGES[s], bad[b], out);
+        }
+        int status = run(STAGES[s], "--n 2049", out, sizeof out);
+        if (SINGLE_BLOCK[s]) {
+            cr_expect_eq(status, 2, "%s --n 2049 exited %d: %s", STAGES[s], status, out);
+            cr_expect(strstr(out, "n <= 2048") && strstr(out, "step05_segmented"), "%s", out);
+        }
+    }
+}
+
+Test(all_stages, malformed_npy_file_is_refused)
+{
+    char path[] = "/tmp/reduction-bad-XXXXXX.npy", out[4096], args[256];
+    int fd = mkstemps(path, 4);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, "\x93NUMPY\x01\x00garbage", 15), 15);
+    close(fd);
+    snprintf(args, sizeof args, "--input %s", path);
+    for (int s = 0; s < N_STAGES; ++s)
+        cr_expect_eq(run(STAGES[s], args, out, sizeof out), 2, "%s: %s", STAGES[s], out);
+    unlink(path);
+}
