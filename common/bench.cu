@@ -82,24 +82,27 @@ int main(int argc, char **argv)
 {
     static const struct option longopts[] = {{"csv", required_argument, NULL, 'c'},
                                              {"reps", required_argument, NULL, 'r'},
+                                             {"min-n", required_argument, NULL, 'l'},
                                              {"max-n", required_argument, NULL, 'm'},
                                              {NULL, 0, NULL, 0}};
     const char *csv_path = NULL;
-    uint64_t reps = 30, max_n = (uint64_t)1 << 30;
+    uint64_t reps = 30, min_n = 1024, max_n = (uint64_t)1 << 30;
     for (int c; (c = getopt_long(argc, argv, "", longopts, NULL)) != -1;) {
         if (c == 'c')
             csv_path = optarg;
         else if (c == 'r' && parse_unsigned(optarg, MAX_REPS, &reps) == 0 && reps >= 20)
             continue;
+        else if (c == 'l' && parse_unsigned(optarg, (uint64_t)1 << 40, &min_n) == 0 && min_n)
+            continue;
         else if (c == 'm' && parse_unsigned(optarg, (uint64_t)1 << 40, &max_n) == 0 && max_n)
             continue;
         else {
-            fprintf(stderr, "usage: %s --csv FILE [--reps R >= 20] [--max-n N]\n", argv[0]);
+            fprintf(stderr, "usage: %s --csv FILE [--reps R >= 20] [--min-n N] [--max-n N]\n", argv[0]);
             return EXIT_USAGE;
         }
     }
     if (csv_path == NULL) {
-        fprintf(stderr, "usage: %s --csv FILE [--reps R >= 20] [--max-n N]\n", argv[0]);
+        fprintf(stderr, "usage: %s --csv FILE [--reps R >= 20] [--min-n N] [--max-n N]\n", argv[0]);
         return EXIT_USAGE;
     }
     char why[256], gpu[256];
@@ -158,6 +161,8 @@ int main(int argc, char **argv)
         if (STAGE.in_place)
             CUDA_CHECK(cudaMemcpy(b.d_pristine, b.d_input, b.padded_n * sizeof(elem_t),
                                   cudaMemcpyDeviceToDevice));
+        if (n < min_n)
+            continue;
         struct timing stage, cub, copy;
         double bytes = (double)n * sizeof(elem_t);
 
@@ -167,6 +172,9 @@ int main(int argc, char **argv)
         check(&b);
         int stage_ok = b.bad_sums == 0;
         b.bad_sums = 0;
+        if (STAGE.in_place) /* CUB reads the input as it was */
+            CUDA_CHECK(cudaMemcpy(b.d_input, b.d_pristine, b.padded_n * sizeof(elem_t),
+                                  cudaMemcpyDeviceToDevice));
         gpu_time(prepare, run_cub, &b, (int)reps, &cub);
         check(&b);
         int cub_ok = b.bad_sums == 0;

@@ -84,8 +84,8 @@ void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_byt
  * and exit EXIT_NO_GPU (never a crash or a wrong sum). */
 void *gpu_alloc(size_t bytes, const char *what);
 
-/* Times `work(ctx)` with CUDA events: one warm-up, then `reps` repeats, each after
- * `prepare(ctx)` (may be NULL) and an L2 flush, both untimed. Fills median/min/max in ms. */
+/* Times `work(ctx)` with CUDA events: one warm-up on the input as it is, then `reps` repeats,
+ * each after `prepare(ctx)` (may be NULL) and an L2 flush, both untimed. Fills median/min/max in ms. */
 void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps,
               struct timing *t);
 
