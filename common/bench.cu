@@ -61,17 +61,16 @@ static void run_cub(void *ctx)
 static void run_copy(void *ctx)
 {
     struct bench *b = (struct bench *)ctx;
-    CUDA_CHECK(cudaMemcpyAsync(b->d_copy, b->d_input, b->n * sizeof(elem_t),
-                               cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(
+        cudaMemcpyAsync(b->d_copy, b->d_input, b->n * sizeof(elem_t), cudaMemcpyDeviceToDevice));
 }
 
 static void row(FILE *csv, const char *gpu, const char *stage, size_t n, const struct timing *t,
                 double bytes_moved, double peak, double cub_ms, int ok)
 {
     double gbps = bytes_moved / (t->median_ms * 1e6);
-    fprintf(csv, "%s,%s,%zu,%zu,%.5f,%.5f,%.5f,%.1f,%.1f,%.2f,", gpu, stage, n,
-            n * sizeof(elem_t), t->median_ms, t->min_ms, t->max_ms, gbps, peak,
-            100 * gbps / peak);
+    fprintf(csv, "%s,%s,%zu,%zu,%.5f,%.5f,%.5f,%.1f,%.1f,%.2f,", gpu, stage, n, n * sizeof(elem_t),
+            t->median_ms, t->min_ms, t->max_ms, gbps, peak, 100 * gbps / peak);
     if (cub_ms > 0)
         fprintf(csv, "%.4f", t->median_ms / cub_ms);
     fprintf(csv, ",%d\n", ok);
@@ -97,7 +96,8 @@ int main(int argc, char **argv)
         else if (c == 'm' && parse_unsigned(optarg, (uint64_t)1 << 40, &max_n) == 0 && max_n)
             continue;
         else {
-            fprintf(stderr, "usage: %s --csv FILE [--reps R >= 20] [--min-n N] [--max-n N]\n", argv[0]);
+            fprintf(stderr, "usage: %s --csv FILE [--reps R >= 20] [--min-n N] [--max-n N]\n",
+                    argv[0]);
             return EXIT_USAGE;
         }
     }

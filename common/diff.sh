@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# diff.sh NN: the unified diff of stage NN's code against stage NN-1's, coloured on a terminal.
-# What an instructor projects: consecutive stages differ only by their lesson.
+# diff.sh [--color=WHEN] NN: the unified diff of stage NN's code against stage NN-1's, from the
+# first #include on (the lesson's opening comment is prose; its README says what changed).
+# What an instructor projects and what the slides show: consecutive stages differ only by their
+# lesson. Colour: auto (on a terminal), always or never.
 set -u
+color=auto
+case "${1:-}" in --color=*) color=${1#--color=}; shift ;; esac
 step=$(printf '%02d' "$((10#${1:-x}))" 2>/dev/null) || step=bad
-cur=$(ls -d step"$step"_*/ 2>/dev/null | head -n 1)
-prev=$(ls -d step"$(printf '%02d' $((10#$step - 1)))"_*/ 2>/dev/null | head -n 1)
+cur=$(ls "step${step}"_*/reduce.c* 2>/dev/null | head -n 1)
+prev=$(ls "step$(printf '%02d' $((10#$step - 1)) 2>/dev/null)"_*/reduce.c* 2>/dev/null | head -n 1)
 if [ -z "$cur" ] || [ -z "$prev" ]; then
     echo "make diff: STEP must be a stage from 01 to 07 (got '${1:-}')." >&2
     exit 2
 fi
-color=never
-[ -t 1 ] && color=always
-diff -u --color="$color" "$prev"reduce.c* "$cur"reduce.c*
+code() { sed -n '/^#include/,$p' "$1"; }
+diff -u --color="$color" --label "$prev" --label "$cur" <(code "$prev") <(code "$cur")
 [ $? -le 1 ] # 1 means "they differ", which is the point

@@ -67,8 +67,7 @@ static int compare_ms(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps,
-              struct timing *t)
+void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps, struct timing *t)
 {
     /* A write to twice the L2's size before each repeat evicts what the last repeat left there,
      * so each repeat reads its input from device memory, as a real first use would. */

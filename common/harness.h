@@ -85,9 +85,9 @@ void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_byt
 void *gpu_alloc(size_t bytes, const char *what);
 
 /* Times `work(ctx)` with CUDA events: one warm-up on the input as it is, then `reps` repeats,
- * each after `prepare(ctx)` (may be NULL) and an L2 flush, both untimed. Fills median/min/max in ms. */
-void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps,
-              struct timing *t);
+ * each after `prepare(ctx)` (may be NULL) and an L2 flush, both untimed. Fills median/min/max in
+ * ms. */
+void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps, struct timing *t);
 
 /* Sums h_input[0..n) with the stage's reduce() on the GPU and returns the sum of the first
  * (warm-up) run in *sum. Copies the input to the device, padding it with the identity to

@@ -29,18 +29,20 @@
 #define NPY_ASTYPE "numpy.int32"
 #endif
 
-#define ALIGN 64                /* numpy pads the header so the data starts at a multiple of this */
-#define GROWTH_DIGITS 21        /* numpy >= 1.24 leaves room for a 21-digit first dimension */
-#define HEADER_MAX 65536u       /* numpy writes a 1-D header in < 200 bytes: more is corruption */
-#define CHUNK ((size_t)1 << 26) /* 64 MiB per fread/fwrite: some C libraries fail single calls
-                                   of 2 GiB or more */
-#define SHOW 40                 /* at most this many characters of header text in a message */
+#define ALIGN 64          /* numpy pads the header so the data starts at a multiple of this */
+#define GROWTH_DIGITS 21  /* numpy >= 1.24 leaves room for a 21-digit first dimension */
+#define HEADER_MAX 65536u /* numpy writes a 1-D header in < 200 bytes: more is corruption */
+#define CHUNK                                                                                      \
+    ((size_t)1 << 26) /* 64 MiB per fread/fwrite: some C libraries fail single calls               \
+                         of 2 GiB or more */
+#define SHOW 40       /* at most this many characters of header text in a message */
 
 /* Writes one sentence into err; returns -1 so that callers can `return fail(...)`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int fail(char *err, size_t err_len, const char *fmt, ...)
+static int
+fail(char *err, size_t err_len, const char *fmt, ...)
 {
     if (err != NULL && err_len > 0) {
         va_list ap;
@@ -52,7 +54,10 @@ static int fail(char *err, size_t err_len, const char *fmt, ...)
 }
 
 /* The length of header text as a printf precision, capped so that messages stay one line. */
-static int show(size_t len) { return len > SHOW ? SHOW : (int)len; }
+static int show(size_t len)
+{
+    return len > SHOW ? SHOW : (int)len;
+}
 
 /* ---- Header parsing. The header is NUL-terminated and holds no other NUL, so '\0' ends every
  * scan below: no pointer ever runs past the buffer. ---- */
@@ -139,11 +144,12 @@ static int parse_header(const char *path, const char *h, size_t *n, char *err, s
         p = skip_ws(p);
         if (key_is(key, key_len, "descr")) {
             if ((p = parse_str(p, &descr, &descr_len)) == NULL)
-                return fail(err, err_len,
-                            "%s: dtype is not a simple type string (structured arrays are not "
-                            "supported); save a plain 1-D array (numpy.save(path, a.astype(" NPY_ASTYPE
-                            ")))",
-                            path);
+                return fail(
+                    err, err_len,
+                    "%s: dtype is not a simple type string (structured arrays are not "
+                    "supported); save a plain 1-D array (numpy.save(path, a.astype(" NPY_ASTYPE
+                    ")))",
+                    path);
         } else if (key_is(key, key_len, "fortran_order")) {
             fortran = strncmp(p, "True", 4) == 0 ? 1 : strncmp(p, "False", 5) == 0 ? 0 : -1;
             if (fortran < 0)
@@ -182,7 +188,10 @@ static int parse_header(const char *path, const char *h, size_t *n, char *err, s
         return fail(err, err_len,
                     "%s: the header lacks '%s'; expected 'descr', 'fortran_order' and 'shape' as "
                     "numpy.save writes them",
-                    path, descr == NULL ? "descr" : fortran < 0 ? "fortran_order" : "shape");
+                    path,
+                    descr == NULL ? "descr"
+                    : fortran < 0 ? "fortran_order"
+                                  : "shape");
     if (!key_is(descr, descr_len, NPY_DESCR))
         return fail(err, err_len,
                     "%s: dtype '%.*s' is not supported; save the array as " ELEM_NAME
@@ -205,10 +214,11 @@ static int parse_header(const char *path, const char *h, size_t *n, char *err, s
     return 0;
 
 not_dict:
-    return fail(err, err_len,
-                "%s: the header is not a valid dict like {'descr': '" NPY_DESCR
-                "', 'fortran_order': False, 'shape': (5,), }; expected a file written by numpy.save",
-                path);
+    return fail(
+        err, err_len,
+        "%s: the header is not a valid dict like {'descr': '" NPY_DESCR
+        "', 'fortran_order': False, 'shape': (5,), }; expected a file written by numpy.save",
+        path);
 }
 
 /* ---- Reading ---- */
@@ -329,8 +339,9 @@ int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_l
     *n = 0;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return fail(err, err_len, "%s: cannot open (%s); expected a .npy file written by numpy.save",
-                    path, strerror(errno));
+        return fail(err, err_len,
+                    "%s: cannot open (%s); expected a .npy file written by numpy.save", path,
+                    strerror(errno));
     int rc = read_npy(f, path, data, n, err, err_len);
     fclose(f); /* read-only: nothing to lose if closing fails */
     if (rc != 0)

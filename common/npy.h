@@ -34,7 +34,8 @@ extern "C" {
  * oversized header (more than 64 KiB), another dtype, Fortran order, a shape that is not 1-D, data
  * shorter or longer than the shape says, a read error, out of memory) returns -1, sets *data to
  * NULL and *n to 0, allocates nothing, and writes one sentence saying what is wrong and what is
- * expected into err (a NUL-terminated string cut to err_len bytes; err may be NULL if err_len is 0).
+ * expected into err (a NUL-terminated string cut to err_len bytes; err may be NULL if err_len is
+ * 0).
  */
 int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_len);
 

@@ -68,9 +68,12 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
                   struct options *opt, FILE *out, char *err, size_t err_len)
 {
     static const struct option longopts[] = {
-        {"n", required_argument, NULL, 'n'},     {"seed", required_argument, NULL, 's'},
-        {"reps", required_argument, NULL, 'r'},  {"block", required_argument, NULL, 'b'},
-        {"input", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'},
+        {"n", required_argument, NULL, 'n'},
+        {"seed", required_argument, NULL, 's'},
+        {"reps", required_argument, NULL, 'r'},
+        {"block", required_argument, NULL, 'b'},
+        {"input", required_argument, NULL, 'i'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     opt->seed = 1;

@@ -21,7 +21,7 @@ typedef float elem_t;
 typedef float4 elem4_t; /* four elements, 16 bytes: one load instruction (step07) */
 #endif
 #else
-typedef int elem_t; /* int32_t is int on every CUDA host; atomicAdd is declared for int */
+typedef int elem_t;   /* int32_t is int on every CUDA host; atomicAdd is declared for int */
 #define ELEM_NAME "int32"
 #ifdef __CUDACC__
 typedef int4 elem4_t; /* four elements, 16 bytes: one load instruction (step07) */
@@ -34,9 +34,9 @@ extern "C" {
 
 /* What a stage can take; the harness reads it before any CUDA call. */
 struct stage_info {
-    bool on_gpu;                /* false for step00: reduce() gets host pointers */
-    bool single_block;          /* one thread block: n <= 2 * block_size (steps 02-04) */
-    bool in_place;              /* overwrites its input: the harness restores it before each repeat */
+    bool on_gpu;       /* false for step00: reduce() gets host pointers */
+    bool single_block; /* one thread block: n <= 2 * block_size (steps 02-04) */
+    bool in_place;     /* overwrites its input: the harness restores it before each repeat */
     unsigned int default_block; /* threads per block when --block is not given */
 };
 extern const struct stage_info STAGE;

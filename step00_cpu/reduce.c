@@ -9,6 +9,7 @@
  */
 #include "reduce.h"
 
+// BEGIN kernel
 elem_t reduce_cpu(const elem_t *input, size_t n)
 {
     elem_t sum = IDENTITY;
@@ -16,3 +17,4 @@ elem_t reduce_cpu(const elem_t *input, size_t n)
         sum += input[i]; /* int32 wraps modulo 2^32 (-fwrapv), as the GPU's adds do */
     return sum;
 }
+// END kernel

@@ -18,6 +18,7 @@ const struct stage_info STAGE = {
     .default_block = 256,
 };
 
+// BEGIN kernel
 __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
 {
     /* 64-bit index: blockIdx.x * blockDim.x alone is 32-bit and wraps past 2^32 elements. */
@@ -25,11 +26,15 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
     if (i < n) /* the last block may run past the end */
         atomicAdd(sum, input[i]);
 }
+// END kernel
 
+// BEGIN host
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     unsigned int grid_size = (unsigned int)((n + block_size - 1) / block_size);
-    CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(elem_t))); /* the accumulator starts at the identity */
+    /* The accumulator starts at the identity; every thread adds its element into it. */
+    CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(elem_t)));
     reduce_kernel<<<grid_size, block_size>>>(input, n, sum);
     CUDA_CHECK_LAUNCH();
 }
+// END host

@@ -19,6 +19,7 @@ const struct stage_info STAGE = {
     .default_block = 1024,
 };
 
+// BEGIN kernel
 __global__ void reduce_kernel(const elem_t *input, elem_t *sum)
 {
     __shared__ elem_t input_s[BLOCK_MAX];
@@ -33,7 +34,9 @@ __global__ void reduce_kernel(const elem_t *input, elem_t *sum)
     if (t == 0)
         *sum = input_s[0];
 }
+// END kernel
 
+// BEGIN host
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     /* One block: the harness has checked n <= 2 * block_size and padded the input with the
@@ -42,3 +45,4 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
     reduce_kernel<<<1, block_size>>>(input, sum);
     CUDA_CHECK_LAUNCH();
 }
+// END host

@@ -7,10 +7,10 @@
  * load and a block barrier each. __shfl_down_sync lets lane l read lane l + offset's register
  * directly: a warp sums its 32 partial sums in 5 shuffles, no shared memory, no barrier. Each
  * warp's sum goes through a small shared array (one slot a warp), and warp 0 sums those.
- * Then the loads: stage 6 launched a block per segment, so a large n meant a million blocks that
- * each start, load 8 elements a thread and finish. Here the grid is sized to fill the GPU once and
- * each block walks its segments with a grid-stride loop, and each load is 16 bytes (elem4_t,
- * four elements) with COARSE_FACTOR * 2 of them in flight before the first add.
+ * Then the loads: stage 6 launched a block per segment, so a large n meant hundreds of thousands
+ * of blocks that each start, load 4 elements a thread and finish. Here the grid is sized to fill
+ * the GPU once and each block walks its segments with a grid-stride loop; each load is 16 bytes
+ * (elem4_t, four elements), with COARSE_FACTOR * 2 of them in flight before the first add.
  * Pitfall: the 2007 version unrolled the last warp with `volatile` shared memory and no
  * synchronisation. Since Volta the lanes of a warp are scheduled independently: that is a data
  * race. The _sync shuffle, with the mask of lanes taking part, is both correct and faster.
@@ -18,7 +18,7 @@
 #include "check.h"
 #include "reduce.h"
 
-#define COARSE_FACTOR 4
+#define COARSE_FACTOR 2
 #define WARP_SIZE 32
 #define FULL_MASK 0xffffffffu /* all 32 lanes take part in each shuffle */
 
@@ -29,6 +29,7 @@ const struct stage_info STAGE = {
     .default_block = 256,
 };
 
+// BEGIN kernel
 /* Sums x over the 32 lanes of a warp through registers; the warp's sum is valid in lane 0. */
 __device__ elem_t warp_reduce(elem_t x)
 {
@@ -47,7 +48,8 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
     for (size_t segment = COARSE_FACTOR * 2 * (size_t)blockDim.x * blockIdx.x; segment < n4;
          segment += COARSE_FACTOR * 2 * (size_t)blockDim.x * gridDim.x) {
         size_t i = segment + t;
-        for (unsigned int tile = 0; tile < COARSE_FACTOR * 2; ++tile) /* unrolled: loads in flight */
+        /* Unrolled (COARSE_FACTOR is a constant): every load is issued before the first add. */
+        for (unsigned int tile = 0; tile < COARSE_FACTOR * 2; ++tile)
             if (i + tile * blockDim.x < n4) {
                 elem4_t v = input4[i + tile * blockDim.x];
                 partial += v.x + v.y + v.z + v.w;
@@ -67,7 +69,9 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
             atomicAdd(sum, partial); /* blocks finish in any order: + is commutative */
     }
 }
+// END kernel
 
+// BEGIN host
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     size_t segment_size = COARSE_FACTOR * 2 * (size_t)block_size * 4;
@@ -76,10 +80,13 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
     int device, sm_count, threads_per_sm;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    CUDA_CHECK(
+        cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
     size_t resident = (size_t)sm_count * (threads_per_sm / block_size);
     unsigned int grid_size = (unsigned int)(segments < resident ? segments : resident);
-    CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(elem_t))); /* the accumulator starts at the identity */
+    /* The accumulator starts at the identity; every block adds its partial sum into it. */
+    CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(elem_t)));
     reduce_kernel<<<grid_size, block_size>>>(input, n, sum);
     CUDA_CHECK_LAUNCH();
 }
+// END host

@@ -95,8 +95,14 @@ Test(all_stages, step00_sums_an_npy_file_without_a_gpu)
 /* Checked before any CUDA call: the same answers with or without a GPU. */
 Test(all_stages, bad_usage_is_one_sentence_and_exit_status_2)
 {
-    static const char *bad[] = {"--block 48", "--n -5", "--n 12x", "--reps 0", "--frobnicate",
-                                "--input /nonexistent/input.npy", "--n 5 --input x.npy", "extra"};
+    static const char *bad[] = {"--block 48",
+                                "--n -5",
+                                "--n 12x",
+                                "--reps 0",
+                                "--frobnicate",
+                                "--input /nonexistent/input.npy",
+                                "--n 5 --input x.npy",
+                                "extra"};
     char out[4096];
     for (int s = 0; s < N_STAGES; ++s) {
         cr_expect_eq(run(STAGES[s], "--help", out, sizeof out), 0, "%s --help: %s", STAGES[s], out);
@@ -105,8 +111,8 @@ Test(all_stages, bad_usage_is_one_sentence_and_exit_status_2)
             int status = run(STAGES[s], bad[b], out, sizeof out);
             cr_expect_eq(status, 2, "%s %s exited %d: %s", STAGES[s], bad[b], status, out);
             size_t len = strlen(out);
-            cr_expect(len > 10 && strchr(out, '\n') == out + len - 1,
-                      "%s %s: not one line: '%s'", STAGES[s], bad[b], out);
+            cr_expect(len > 10 && strchr(out, '\n') == out + len - 1, "%s %s: not one line: '%s'",
+                      STAGES[s], bad[b], out);
         }
         int status = run(STAGES[s], "--n 2049", out, sizeof out);
         if (SINGLE_BLOCK[s]) {

@@ -104,7 +104,10 @@ static void expect_fail_at(const char *p, const char *word)
     cr_assert_not_null(strstr(err, p), "error '%s' does not name the file", err);
 }
 
-static void expect_fail(const char *word) { expect_fail_at(path, word); }
+static void expect_fail(const char *word)
+{
+    expect_fail_at(path, word);
+}
 
 /* npy_read must succeed and return exactly n elements equal to want[]. */
 static void expect_read(const elem_t *want, size_t want_n)
@@ -144,9 +147,18 @@ static void round_trip(size_t n)
     free(a);
 }
 
-Test(npy, round_trip_0) { round_trip(0); }
-Test(npy, round_trip_1) { round_trip(1); }
-Test(npy, round_trip_1000) { round_trip(1000); }
+Test(npy, round_trip_0)
+{
+    round_trip(0);
+}
+Test(npy, round_trip_1)
+{
+    round_trip(1);
+}
+Test(npy, round_trip_1000)
+{
+    round_trip(1000);
+}
 
 Test(npy, write_null_data_when_empty)
 {
@@ -240,7 +252,10 @@ Test(npy, missing_file)
     expect_fail_at(missing, "cannot open");
 }
 
-Test(npy, directory) { expect_fail_at(dir, "regular file"); }
+Test(npy, directory)
+{
+    expect_fail_at(dir, "regular file");
+}
 
 Test(npy, bad_magic)
 {
@@ -314,11 +329,13 @@ Test(npy, not_1d)
 
 Test(npy, shape_overflow)
 {
-    write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (99999999999999999999999,), }",
+    write_npy("{'descr': '" DESCR
+              "', 'fortran_order': False, 'shape': (99999999999999999999999,), }",
               12);
     expect_fail("overflows");
     /* 2^62 elements fit in size_t, their 2^64 bytes do not */
-    write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (4611686018427387904,), }", 12);
+    write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (4611686018427387904,), }",
+              12);
     expect_fail("overflows");
 }
 
@@ -389,7 +406,8 @@ Test(npy, write_fails)
 }
 
 /* ---- Fuzzing: thousands of deterministic mutations of a valid file. npy_read must never crash,
- * and must either succeed consistently with the bytes, or fail with a sentence and NULL data. ---- */
+ * and must either succeed consistently with the bytes, or fail with a sentence and NULL data. ----
+ */
 
 static uint64_t rng = 88172645463325252ull;
 static uint32_t rnd(uint32_t below) /* xorshift64: deterministic, so a failure reproduces */
@@ -434,8 +452,8 @@ Test(npy, fuzz)
     valid_len[0] = build(1, 0, "{'descr': '" DESCR "', 'fortran_order': False, 'shape': (16,), }",
                          vals, sizeof vals);
     memcpy(valid[0], file, valid_len[0]);
-    valid_len[1] = build(2, 0, "{'shape':(16,),'fortran_order':False,'descr':'" DESCR "'}", vals,
-                         sizeof vals);
+    valid_len[1] =
+        build(2, 0, "{'shape':(16,),'fortran_order':False,'descr':'" DESCR "'}", vals, sizeof vals);
     memcpy(valid[1], file, valid_len[1]);
 
     /* Every truncation of both files fails cleanly. */
@@ -458,17 +476,23 @@ Test(npy, fuzz)
     }
 
     /* Random headers built from the tokens a header is made of. */
-    static const char *tok[] = {"{", "}", "(", ")", ",", ":", " ", "\n", "'", "\"", "'descr'",
-                                "'fortran_order'", "'shape'", "'" DESCR "'", "'" OTHER "'",
-                                "True", "False", "16", "0", "3", "18446744073709551616", "-",
-                                "\x93", "[", "]", "\0"};
+    static const char *tok[] = {"{",       "}",           "(",
+                                ")",       ",",           ":",
+                                " ",       "\n",          "'",
+                                "\"",      "'descr'",     "'fortran_order'",
+                                "'shape'", "'" DESCR "'", "'" OTHER "'",
+                                "True",    "False",       "16",
+                                "0",       "3",           "18446744073709551616",
+                                "-",       "\x93",        "[",
+                                "]",       "\0"};
     const size_t ntok = sizeof tok / sizeof *tok;
     for (int i = 0; i < 2000; i++) {
         char dict[400];
         size_t len = 0;
         if (rnd(2) == 0) { /* a valid dict with one part replaced */
-            const char *parts[] = {"{", "'descr'", ":", "'" DESCR "'", ",", "'fortran_order'", ":",
-                                   "False", ",", "'shape'", ":", "(", "16", ",", ")", ",", "}"};
+            const char *parts[] = {"{",  "'descr'", ":", "'" DESCR "'", ",", "'fortran_order'",
+                                   ":",  "False",   ",", "'shape'",     ":", "(",
+                                   "16", ",",       ")", ",",           "}"};
             size_t np = sizeof parts / sizeof *parts, hit = rnd((uint32_t)np);
             for (size_t p = 0; p < np; p++) {
                 const char *s = p == hit ? tok[rnd((uint32_t)ntok)] : parts[p];

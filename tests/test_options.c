@@ -54,21 +54,21 @@ static void expect_one_sentence(const char *what)
 }
 
 /* The command line is refused with EXIT_USAGE and one sentence that contains `word`. */
-#define EXPECT_USAGE(stage, word, ...)                                                           \
-    do {                                                                                         \
-        struct options o_;                                                                       \
-        int rc_ = PARSE(stage, &o_, __VA_ARGS__);                                                \
-        cr_expect_eq(rc_, EXIT_USAGE, "%s was accepted (returned %d)", #__VA_ARGS__, rc_);       \
-        expect_one_sentence(#__VA_ARGS__);                                                       \
-        cr_expect_not_null(strstr(err, (word)), "%s: message does not name '%s': %s",            \
-                           #__VA_ARGS__, (word), err);                                           \
+#define EXPECT_USAGE(stage, word, ...)                                                             \
+    do {                                                                                           \
+        struct options o_;                                                                         \
+        int rc_ = PARSE(stage, &o_, __VA_ARGS__);                                                  \
+        cr_expect_eq(rc_, EXIT_USAGE, "%s was accepted (returned %d)", #__VA_ARGS__, rc_);         \
+        expect_one_sentence(#__VA_ARGS__);                                                         \
+        cr_expect_not_null(strstr(err, (word)), "%s: message does not name '%s': %s",              \
+                           #__VA_ARGS__, (word), err);                                             \
     } while (0)
 
 /* The command line is accepted. */
-#define EXPECT_OK(stage, opt, ...)                                                               \
-    do {                                                                                         \
-        int rc_ = PARSE(stage, opt, __VA_ARGS__);                                                \
-        cr_assert_eq(rc_, 0, "%s was refused (%d): %s", #__VA_ARGS__, rc_, err);                 \
+#define EXPECT_OK(stage, opt, ...)                                                                 \
+    do {                                                                                           \
+        int rc_ = PARSE(stage, opt, __VA_ARGS__);                                                  \
+        cr_assert_eq(rc_, 0, "%s was refused (%d): %s", #__VA_ARGS__, rc_, err);                   \
     } while (0)
 
 /* ------------------------------------------------------------------------------------------ */
@@ -267,8 +267,8 @@ static void check_help(const struct stage_info *stage, const char *default_n)
     cr_expect_eq(rc, 1, "--help returned %d", rc);
     cr_expect_str_empty(err, "--help wrote an error: %s", err);
     cr_assert_not_null(text);
-    for (const char *const *w = (const char *const[]){"usage:", "--n", "--input", "--seed",
-                                                     "--reps", "--block", NULL};
+    for (const char *const *w =
+             (const char *const[]){"usage:", "--n", "--input", "--seed", "--reps", "--block", NULL};
          *w; ++w)
         cr_expect_not_null(strstr(text, *w), "usage lacks '%s':\n%s", *w, text);
     cr_expect_not_null(strstr(text, name_of(stage)), "usage lacks the stage name:\n%s", text);
@@ -277,8 +277,14 @@ static void check_help(const struct stage_info *stage, const char *default_n)
     free(text);
 }
 
-Test(options, help_multi_block) { check_help(&MULTI, "16777216"); }
-Test(options, help_single_block) { check_help(&SINGLE, "2048"); }
+Test(options, help_multi_block)
+{
+    check_help(&MULTI, "16777216");
+}
+Test(options, help_single_block)
+{
+    check_help(&SINGLE, "2048");
+}
 
 /* --help stops the parse: what follows it is not looked at. */
 Test(options, help_wins_over_later_errors)
@@ -301,8 +307,8 @@ Test(options, help_wins_over_later_errors)
 
 Test(options, bad_n)
 {
-    static const char *const bad[] = {"",   "-1",   "+5",  " 5",  "5 ", "abc",
-                                      "12x", "1e6", "0x10", "1.5", "99999999999999999999999"};
+    static const char *const bad[] = {
+        "", "-1", "+5", " 5", "5 ", "abc", "12x", "1e6", "0x10", "1.5", "99999999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         EXPECT_USAGE(&MULTI, "--n", "--n", (char *)bad[i]);
         cr_expect_not_null(strstr(err, bad[i]), "message does not quote '%s': %s", bad[i], err);
@@ -332,8 +338,8 @@ Test(options, bad_reps)
 
 Test(options, bad_block)
 {
-    static const char *const bad[] = {"48", "16", "2048", "0", "256k", "", "-256", "1", "31",
-                                      "33", "1023", "4096"};
+    static const char *const bad[] = {"48",   "16", "2048", "0",  "256k", "",
+                                      "-256", "1",  "31",   "33", "1023", "4096"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         EXPECT_USAGE(&MULTI, "--block", "--block", (char *)bad[i]);
         EXPECT_USAGE(&SINGLE, "--block", "--block", (char *)bad[i]);
@@ -420,22 +426,20 @@ Test(options, check_n)
     cr_expect_eq(options_check_n((size_t)1 << 33, 256, MULTI_NAME, &MULTI, msg, sizeof msg), 0,
                  "%s", msg);
 #endif
-    cr_expect_eq(options_check_n(SIZE_MAX / sizeof(elem_t), 256, MULTI_NAME, &MULTI, msg,
-                                 sizeof msg),
-                 0);
+    cr_expect_eq(
+        options_check_n(SIZE_MAX / sizeof(elem_t), 256, MULTI_NAME, &MULTI, msg, sizeof msg), 0);
     msg[0] = '\0';
-    cr_expect_eq(options_check_n(SIZE_MAX, 256, MULTI_NAME, &MULTI, msg, sizeof msg),
-                 EXIT_USAGE);
+    cr_expect_eq(options_check_n(SIZE_MAX, 256, MULTI_NAME, &MULTI, msg, sizeof msg), EXIT_USAGE);
     cr_expect_gt(strlen(msg), 0);
 
     for (unsigned int block = BLOCK_MIN; block <= BLOCK_MAX; block *= 2) {
-        cr_expect_eq(options_check_n(2 * (size_t)block, block, SINGLE_NAME, &SINGLE, msg,
-                                     sizeof msg),
-                     0, "%s", msg);
+        cr_expect_eq(
+            options_check_n(2 * (size_t)block, block, SINGLE_NAME, &SINGLE, msg, sizeof msg), 0,
+            "%s", msg);
         msg[0] = '\0';
-        cr_expect_eq(options_check_n(2 * (size_t)block + 1, block, SINGLE_NAME, &SINGLE, msg,
-                                     sizeof msg),
-                     EXIT_USAGE, "block %u took n = 2 * block + 1", block);
+        cr_expect_eq(
+            options_check_n(2 * (size_t)block + 1, block, SINGLE_NAME, &SINGLE, msg, sizeof msg),
+            EXIT_USAGE, "block %u took n = 2 * block + 1", block);
         cr_expect_not_null(strstr(msg, "step05_segmented"), "%s", msg);
         cr_expect_not_null(strstr(msg, SINGLE_NAME), "%s", msg);
     }
@@ -485,8 +489,8 @@ Test(options, parse_unsigned_refused)
     cr_expect_eq(parse_u("4294967296", UINT32_MAX, &v), -1);
     cr_expect_eq(parse_u("", UINT64_MAX, &v), -1);
     cr_expect_eq(parse_u(NULL, UINT64_MAX, &v), -1);
-    static const char *const bad[] = {"-1", "+5", " 5", "5 ", "abc", "12x", "1e6", "0x10", "1.0",
-                                      "1,000", "5\n"};
+    static const char *const bad[] = {"-1",  "+5",   " 5",  "5 ",    "abc", "12x",
+                                      "1e6", "0x10", "1.0", "1,000", "5\n"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
         cr_expect_eq(parse_u(bad[i], UINT64_MAX, &v), -1, "'%s' was taken as %llu", bad[i],
                      (unsigned long long)v);

@@ -67,7 +67,7 @@ Test(reference, alternating_pairs_cancel)
     elem_t a[2000];
     for (int k = 0; k < 1000; ++k) {
         a[2 * k] = (elem_t)(k + 1);
-        a[2 * k + 1] = (elem_t)-(k + 1);
+        a[2 * k + 1] = (elem_t) - (k + 1);
     }
     elem_t sum = reduce_cpu(a, 2000);
     cr_expect(sum == 0, "sum = %.17g", (double)sum);

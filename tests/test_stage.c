@@ -62,9 +62,18 @@ static void check_pattern(enum pattern pattern)
             check_sums(LARGE_SIZES[i], pattern, 2000 + i);
 }
 
-Test(stage, small_random_values) { check_pattern(PATTERN_SMALL); }
-Test(stage, full_range_int32_wraps) { check_pattern(PATTERN_FULL_RANGE); }
-Test(stage, alternating_signs) { check_pattern(PATTERN_ALTERNATING); }
+Test(stage, small_random_values)
+{
+    check_pattern(PATTERN_SMALL);
+}
+Test(stage, full_range_int32_wraps)
+{
+    check_pattern(PATTERN_FULL_RANGE);
+}
+Test(stage, alternating_signs)
+{
+    check_pattern(PATTERN_ALTERNATING);
+}
 
 /* The same input gives the same bits every time: int32 addition is associative, so even the
  * stages whose atomics land in a different order each run must agree. The GPU repeats go through
@@ -101,8 +110,8 @@ Test(stage, limit_on_n)
                      "%s", err);
         int status = options_check_n(limit + 1, BLOCKS[b], STAGE_NAME, &STAGE, err, sizeof err);
         if (STAGE.single_block) {
-            cr_expect_eq(status, EXIT_USAGE, "%s took n = %zu with block %u", STAGE_NAME,
-                         limit + 1, BLOCKS[b]);
+            cr_expect_eq(status, EXIT_USAGE, "%s took n = %zu with block %u", STAGE_NAME, limit + 1,
+                         BLOCKS[b]);
             cr_expect(strstr(err, "step05_segmented") != NULL, "message: %s", err);
         } else {
             cr_expect_eq(status, 0, "%s", err);
