@@ -61,6 +61,36 @@ void *gpu_alloc(size_t bytes, const char *what)
     return p;
 }
 
+/* The device memory gpu_run_stage needs for n elements: the input (padded for a single-block
+ * stage, plus its pristine copy for an in-place one), the sum, and the L2 flush buffer. */
+static size_t stage_bytes(size_t n, unsigned int block, size_t l2_bytes)
+{
+    size_t padded = STAGE.single_block ? 2 * (size_t)block : n;
+    return padded * sizeof(elem_t) * (STAGE.in_place ? 2 : 1) + 2 * l2_bytes + ((size_t)1 << 20);
+}
+
+size_t gpu_free_memory(void)
+{
+    size_t free_bytes, total_bytes;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return free_bytes;
+}
+
+void gpu_check_memory(size_t n, unsigned int block)
+{
+    size_t free_bytes, total_bytes, l2_bytes;
+    gpu_describe(NULL, 0, NULL, &l2_bytes);
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    size_t need = stage_bytes(n, block, l2_bytes);
+    if (need > free_bytes) {
+        fprintf(stderr,
+                "not enough device memory: n = %zu elements needs %.2f GiB but the GPU has %.2f "
+                "GiB free of %.2f GiB; try a smaller --n.\n",
+                n, need / 1073741824.0, free_bytes / 1073741824.0, total_bytes / 1073741824.0);
+        exit(EXIT_NO_GPU);
+    }
+}
+
 static int compare_ms(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -80,6 +80,13 @@ int gpu_available(char *why, size_t why_len);
  * cudaDeviceGetAttribute) and L2 size in bytes. */
 void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_bytes);
 
+/* The device memory free now, in bytes. */
+size_t gpu_free_memory(void);
+
+/* Exits with one sentence and EXIT_NO_GPU when the device has not the free memory that
+ * gpu_run_stage needs for n elements; checked before the host spends time making the input. */
+void gpu_check_memory(size_t n, unsigned int block);
+
 /* cudaMalloc after checking the device has `bytes` free; otherwise one sentence naming `what`
  * and exit EXIT_NO_GPU (never a crash or a wrong sum). */
 void *gpu_alloc(size_t bytes, const char *what);

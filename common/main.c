@@ -73,28 +73,16 @@ int main(int argc, char **argv)
         return status;
     }
 
-    /* The input, and the reference sum from step00's sequential loop: all before any CUDA call. */
+    /* The input: a usage or input error is reported before any CUDA call. */
     elem_t *input = NULL;
-    if (opt.input_path) {
-        if (npy_read(opt.input_path, &input, &opt.n, err, sizeof err) != 0 ||
-            options_check_n(opt.n, opt.block, STAGE_NAME, &STAGE, err, sizeof err) != 0) {
-            fprintf(stderr, "%s: %s\n", STAGE_NAME, err);
-            free(input);
-            return EXIT_USAGE;
-        }
-    } else {
-        input = malloc(opt.n ? opt.n * sizeof *input : 1);
-        if (input == NULL) {
-            fprintf(stderr, "%s: not enough host memory for n = %zu elements; try a smaller --n.\n",
-                    STAGE_NAME, opt.n);
-            return EXIT_USAGE;
-        }
-        input_fill(input, opt.n, PATTERN_SMALL, opt.seed);
+    if (opt.input_path &&
+        (npy_read(opt.input_path, &input, &opt.n, err, sizeof err) != 0 ||
+         options_check_n(opt.n, opt.block, STAGE_NAME, &STAGE, err, sizeof err) != 0)) {
+        fprintf(stderr, "%s: %s\n", STAGE_NAME, err);
+        free(input);
+        return EXIT_USAGE;
     }
-    elem_t ref = reduce_cpu(input, opt.n);
-
-    elem_t sum;
-    struct timing t;
+    /* Then the GPU, before minutes are spent generating an input it could not hold. */
     char device[256] = "CPU";
     double peak_gbps = 0;
     if (STAGE.on_gpu) {
@@ -105,10 +93,25 @@ int main(int argc, char **argv)
             return EXIT_NO_GPU;
         }
         gpu_describe(device, sizeof device, &peak_gbps, NULL);
-        gpu_run_stage(input, opt.n, opt.block, opt.reps, &sum, &t);
-    } else {
-        cpu_run_stage(input, opt.n, opt.reps, &sum, &t);
+        gpu_check_memory(opt.n, opt.block);
     }
+    if (!opt.input_path) {
+        input = malloc(opt.n ? opt.n * sizeof *input : 1);
+        if (input == NULL) {
+            fprintf(stderr, "%s: not enough host memory for n = %zu elements; try a smaller --n.\n",
+                    STAGE_NAME, opt.n);
+            return EXIT_USAGE;
+        }
+        input_fill(input, opt.n, PATTERN_SMALL, opt.seed);
+    }
+    elem_t ref = reduce_cpu(input, opt.n); /* step00's sequential loop */
+
+    elem_t sum;
+    struct timing t;
+    if (STAGE.on_gpu)
+        gpu_run_stage(input, opt.n, opt.block, opt.reps, &sum, &t);
+    else
+        cpu_run_stage(input, opt.n, opt.reps, &sum, &t);
     free(input);
 
     int ok = memcmp(&sum, &ref, sizeof sum) == 0 && t.unstable == 0;

@@ -5,9 +5,11 @@
  * multi-block stages past one block, past 2^20 and past 2^24; for several block sizes; on three
  * input patterns. int32 wraps identically on both sides, so even full-range input has one exact
  * sum. */
+#define _DEFAULT_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_test.h"
 #include "harness.h"
@@ -117,4 +119,46 @@ Test(stage, limit_on_n)
             cr_expect_eq(status, 0, "%s", err);
         }
     }
+}
+
+/* Past 2^31 and 2^32 elements every index and size must be 64-bit: a 32-bit one wraps and sums
+ * the wrong elements. Multi-block stages must give the exact sum; single-block ones refuse. Runs
+ * only where the GPU has the memory (17 GiB for 2^32 + 5), and says so when it skips. */
+static void check_huge(size_t n)
+{
+    char err[512];
+    if (STAGE.single_block) {
+        cr_expect_eq(options_check_n(n, BLOCK_MAX, STAGE_NAME, &STAGE, err, sizeof err), EXIT_USAGE,
+                     "%s took n = %zu", STAGE_NAME, n);
+        return;
+    }
+    if (STAGE.on_gpu) {
+        require_gpu();
+        size_t need = n * sizeof(elem_t) + ((size_t)1 << 30);
+        size_t free_bytes = gpu_free_memory();
+        if (free_bytes < need)
+            cr_skip_test("not enough GPU memory for n = %zu: %.1f GiB free, %.1f GiB needed.", n,
+                         free_bytes / 1073741824.0, need / 1073741824.0);
+    }
+    /* The host holds the input too; other tests run beside this one, so ask for twice as much. */
+    double need_gib = n * sizeof(elem_t) / 1073741824.0;
+    double avail_gib = (double)sysconf(_SC_AVPHYS_PAGES) * sysconf(_SC_PAGESIZE) / 1073741824.0;
+    elem_t *input = avail_gib > 2 * need_gib ? malloc(n * sizeof *input) : NULL;
+    if (input == NULL)
+        cr_skip_test("not enough host memory for n = %zu: %.1f GiB available, %.1f GiB needed.",
+                     n, avail_gib, 2 * need_gib);
+    input_fill(input, n, PATTERN_SMALL, 31);
+    elem_t ref = reduce_cpu(input, n), sum = stage_sum(input, n, 256);
+    cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "%s: n = %zu: sum %.17g, expected %.17g",
+              STAGE_NAME, n, (double)sum, (double)ref);
+    free(input);
+}
+
+Test(stage, n_above_2_to_the_31)
+{
+    check_huge(((size_t)1 << 31) + 5);
+}
+Test(stage, n_above_2_to_the_32)
+{
+    check_huge(((size_t)1 << 32) + 5);
 }
