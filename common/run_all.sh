@@ -11,7 +11,7 @@ for s in "$@"; do
     rc=$?
     line=$(grep '^stage=' <<<"$out")
     if [ $rc -eq 3 ] && grep -q 'no CUDA device' <<<"$out"; then
-        no_gpu=$(sed 's/^[^:]*: //' <<<"$out")
+        no_gpu=$(sed 's/^[^:]*: //; s/;.*//' <<<"$out")
         continue
     fi
     if [ -z "$line" ]; then
