@@ -40,10 +40,13 @@ CRIT_LIBS := -lcriterion
 endif
 
 OBJ := $(BUILD)/obj
-HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o
+HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ)/tolerance.o
 GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o
 BINS := $(addprefix $(BUILD)/,$(SHORT))
 TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages
+TESTS += $(BUILD)/test_hostile
+# Deliberately wrong kernels the lessons warn about: built and run only by `make sanitize`.
+BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
 .PHONY: all help run test deps diff bench plot profile clean $(SHORT)
 .DELETE_ON_ERROR:
@@ -86,6 +89,21 @@ profile: $(BUILD)/$(or $(STEP:%=step%),step07) ## Nsight Compute on one stage (S
 	ncu --clock-control none --set basic --section MemoryWorkloadAnalysis \
 	    $(BUILD)/step$(or $(STEP),07) --n $(or $(N),67108864) --reps 1
 
+.PHONY: sanitize
+sanitize: $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) ## compute-sanitizer on every GPU stage (GPU); must catch tests/broken/
+	@COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD)
+
+.PHONY: accuracy accuracy-tables
+accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)
+	@$(MAKE) --no-print-directory TYPE=float accuracy-tables
+
+accuracy-tables: $(addprefix $(BUILD)/accuracy_,$(SHORT))
+	@bash common/accuracy.sh $(BUILD) $(SHORT)
+
+.PHONY: slides
+slides: ## build the lecture deck build/slides/reduction.pdf (pandoc + Beamer)
+	@bash slides/build.sh
+
 clean: ## remove build/
 	rm -rf build
 
@@ -119,6 +137,16 @@ $(OBJ)/bench_%.o: common/bench.cu common/*.h | $(OBJ)
 $(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
+$(OBJ)/accuracy_%.o: common/accuracy.cu common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call long,$*)"' -c $< -o $@
+
+$(BUILD)/accuracy_%: $(OBJ)/accuracy_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ -o $@
+
+$(BUILD)/broken/%: tests/broken/%.cu common/check.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $< -o $@
+
 # --- tests ----------------------------------------------------------------------------------
 $(OBJ)/test_stage_%.o: tests/test_stage.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DSTAGE_NAME='"$(call long,$*)"' -c $< -o $@
@@ -127,10 +155,14 @@ $(OBJ)/test_%.o: tests/test_%.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' -c $< -o $@
 
 $(BUILD)/test_harness: $(OBJ)/test_options.o $(OBJ)/test_npy.o $(OBJ)/test_reference.o \
-                       $(HARNESS)
+                       $(OBJ)/test_fuzz_options.o $(OBJ)/test_npy_hostile.o \
+                       $(OBJ)/test_tolerance.o $(HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
 $(BUILD)/test_all_stages: $(OBJ)/test_all_stages.o $(OBJ)/stage_step00.o $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
+
+$(BUILD)/test_hostile: $(OBJ)/test_hostile.o $(OBJ)/stage_step00.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
 $(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)

@@ -14,6 +14,7 @@
  * ratio_to_cub = stage median / CUB median at the same n, measured in this run. */
 #include <cub/device/device_reduce.cuh>
 #include <getopt.h>
+#include <math.h>
 #include <string.h>
 
 #include "check.h"
@@ -24,7 +25,8 @@ struct bench {
     void *d_temp;
     size_t temp_bytes, n, padded_n;
     unsigned int block;
-    elem_t ref;
+    elem_t ref;          /* int32: the exact sum */
+    double ref_d, bound; /* float32: a double-precision sum, and how far a float sum may be off */
     int bad_sums;
 };
 
@@ -32,7 +34,11 @@ static void check(struct bench *b)
 {
     elem_t sum;
     CUDA_CHECK(cudaMemcpy(&sum, b->d_sum, sizeof sum, cudaMemcpyDeviceToHost));
+#ifdef REDUCE_FLOAT
+    if (!(fabs((double)sum - b->ref_d) <= b->bound))
+#else
     if (memcmp(&sum, &b->ref, sizeof sum) != 0)
+#endif
         b->bad_sums++;
 }
 
@@ -149,9 +155,13 @@ int main(int argc, char **argv)
 
     size_t done = 0;
     elem_t prefix = IDENTITY; /* reference sums of growing prefixes of one input */
+    double prefix_d = 0, prefix_abs = 0;
     for (size_t n = 1024; n <= max_n; n *= 2) {
         prefix += reduce_cpu(h_input + done, n - done);
+        prefix_d += reduce_double(h_input + done, n - done);
+        prefix_abs += sum_abs(h_input + done, n - done);
         done = n;
+        b.ref_d = prefix_d;
         b.n = n;
         b.ref = prefix;
         b.padded_n = STAGE.single_block ? 2 * (size_t)b.block : n;
@@ -167,12 +177,15 @@ int main(int argc, char **argv)
         double bytes = (double)n * sizeof(elem_t);
 
         b.bad_sums = 0;
+        b.bound = float_sum_bound(
+            n, stage_depth(STAGE_NAME, n, b.block, gpu_resident_blocks(b.block)), prefix_abs);
         CUDA_CHECK(cudaMemset(b.d_sum, 0xff, sizeof(elem_t)));
         gpu_time(prepare, run_stage, &b, (int)reps, &stage);
         check(&b);
         int stage_ok = b.bad_sums == 0;
         b.bad_sums = 0;
-        if (STAGE.in_place) /* CUB reads the input as it was */
+        b.bound = float_sum_bound(n, n - 1, prefix_abs); /* CUB's order: any order's bound */
+        if (STAGE.in_place)                              /* CUB reads the input as it was */
             CUDA_CHECK(cudaMemcpy(b.d_input, b.d_pristine, b.padded_n * sizeof(elem_t),
                                   cudaMemcpyDeviceToDevice));
         gpu_time(prepare, run_cub, &b, (int)reps, &cub);

@@ -66,7 +66,20 @@ void *gpu_alloc(size_t bytes, const char *what)
 static size_t stage_bytes(size_t n, unsigned int block, size_t l2_bytes)
 {
     size_t padded = STAGE.single_block ? 2 * (size_t)block : n;
-    return padded * sizeof(elem_t) * (STAGE.in_place ? 2 : 1) + 2 * l2_bytes + ((size_t)1 << 20);
+    size_t copies = STAGE.in_place ? 2 : 1, extra = 2 * l2_bytes + ((size_t)1 << 20);
+    if (padded > (SIZE_MAX - extra) / sizeof(elem_t) / copies)
+        return SIZE_MAX; /* more than any device has: refused, never wrapped around */
+    return padded * sizeof(elem_t) * copies + extra;
+}
+
+size_t gpu_resident_blocks(unsigned int block)
+{
+    int device, sm_count, threads_per_sm;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(
+        cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    return (size_t)sm_count * (threads_per_sm / block);
 }
 
 size_t gpu_free_memory(void)
@@ -139,7 +152,7 @@ struct stage_run {
     elem_t *d_input, *d_pristine, *d_sum;
     size_t n, padded_n;
     unsigned int block;
-    elem_t first_sum;
+    elem_t first_sum, lo, hi;
     int runs, unstable;
 };
 
@@ -162,9 +175,10 @@ static void check_sum(struct stage_run *s)
     elem_t sum;
     CUDA_CHECK(cudaMemcpy(&sum, s->d_sum, sizeof sum, cudaMemcpyDeviceToHost));
     if (s->runs++ == 0)
-        s->first_sum = sum;
+        s->first_sum = s->lo = s->hi = sum;
     else if (memcmp(&sum, &s->first_sum, sizeof sum) != 0)
         s->unstable++;
+    widen_range(sum, &s->lo, &s->hi);
 }
 
 static void prepare_and_check(void *ctx)
@@ -179,7 +193,7 @@ void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps
     if (n == 0) { /* the sum of nothing is the identity; a grid of 0 blocks is an error */
         *sum = IDENTITY;
         if (t)
-            *t = (struct timing){0, 0, 0, 0};
+            *t = (struct timing){0, 0, 0, 0, IDENTITY, IDENTITY};
         return;
     }
     struct stage_run s = {};
@@ -201,6 +215,8 @@ void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps
         gpu_time(prepare_and_check, run_once, &s, reps, t);
         check_sum(&s);
         t->unstable = s.unstable;
+        t->lo = s.lo;
+        t->hi = s.hi;
     } else {
         run_once(&s);
         check_sum(&s);

@@ -3,6 +3,7 @@
  *   options.c  command line (getopt_long) and the stage's limits: CPU only, no CUDA call
  *   input.c    seeded input patterns: CPU only
  *   gpu.cu     device memory, padding, timing with CUDA events and an L2 flush, peak bandwidth
+ *   tolerance.c  float32 build: the double reference and each stage's error bound (FLOAT.md)
  *   main.c     the program every stage builds into: one line of results, exit status 0/1/2/3
  */
 #ifndef HARNESS_H
@@ -69,7 +70,23 @@ void input_fill(elem_t *input, size_t n, enum pattern pattern, uint64_t seed);
 struct timing {
     double median_ms, min_ms, max_ms; /* of the timed repeats, CUDA events, milliseconds */
     int unstable;                     /* repeats whose sum differed from the first run's */
+    elem_t lo, hi; /* the smallest and largest sum of all the runs, the warm-up's included */
 };
+
+/* Widens [*lo, *hi] to take in sum. A NaN sum stays in, so that no check of lo and hi passes. */
+static inline void widen_range(elem_t sum, elem_t *lo, elem_t *hi)
+{
+#ifdef REDUCE_FLOAT
+    if (sum != sum || *lo != *lo) {
+        *lo = *hi = sum != sum ? sum : *lo;
+        return;
+    }
+#endif
+    if (sum < *lo)
+        *lo = sum;
+    if (sum > *hi)
+        *hi = sum;
+}
 
 /* Returns 1 when a usable CUDA device exists; 0 when there is none (no GPU, or no NVIDIA driver at
  * all: tests skip), -1 when there is one but CUDA fails on it (tests fail); with one sentence in
@@ -79,6 +96,11 @@ int gpu_available(char *why, size_t why_len);
 /* The device's name, theoretical peak bandwidth in GB/s (2 x memory clock x bus width / 8, from
  * cudaDeviceGetAttribute) and L2 size in bytes. */
 void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_bytes);
+
+/* The thread blocks of `block` threads the device holds at once: multiprocessors x (threads a
+ * multiprocessor holds / block). step07 launches min(this, its segments) blocks; stage_depth needs
+ * it to count the partial sums of step07's atomicAdd chain. */
+size_t gpu_resident_blocks(unsigned int block);
 
 /* The device memory free now, in bytes. */
 size_t gpu_free_memory(void);
@@ -104,6 +126,45 @@ void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps
  * timed region. Exits with EXIT_NO_GPU when the device lacks the memory or a CUDA call fails. */
 void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps, elem_t *sum,
                    struct timing *t);
+
+/* --------------------------------------------------------------------------------------------
+ * The float32 build's reference and tolerance (tolerance.c); common/FLOAT.md tells the story.
+ *
+ * A float sum depends on the order of its additions, and each stage adds in its own order, so no
+ * stage can be held to another's bits. Each is held instead to Higham's bound, which holds for
+ * any order (Accuracy and Stability of Numerical Algorithms, 2nd ed., section 4.2):
+ *
+ *     |s - exact| <= gamma_d * sum |x_i|,   gamma_d = d*u / (1 - d*u),   u = 2^-24
+ *
+ * where d is the most rounded additions any one element passes through on its way to the sum:
+ * n - 1 in a loop, about log2(n) in a tree. stage_depth reads d off each stage's kernel;
+ * float_sum_bound turns it into the tolerance. main.c and the tests use both.
+ */
+
+/* The sum of x[0..n) in double, left to right: the float build's reference. Every float is exact
+ * in double, and each addition rounds at 2^-53, 2^29 times finer than float's 2^-24. */
+double reduce_double(const elem_t *x, size_t n);
+
+/* sum |x_i| in double: the scale of the bound. */
+double sum_abs(const elem_t *x, size_t n);
+
+/* d for the stage named stage_name ("stepNN" or "stepNN_name") summing n elements with `block`
+ * threads a block: the most rounded additions on any element's way to the sum. resident_blocks:
+ * gpu_resident_blocks(block), which sizes step07's grid, or 0 when unknown (the worst grid is
+ * then assumed). Never more than n - 1. The formula for each stage is at its case in tolerance.c;
+ * it must follow the stage's kernel (COARSE_FACTOR included) when that changes. */
+size_t stage_depth(const char *stage_name, size_t n, unsigned int block, size_t resident_blocks);
+
+/* Whether the stage adds floats with atomicAdd (steps 01, 05, 06, 07): its order, and so the last
+ * bits of its sum, may then change from run to run. The others give the same bits every run. */
+bool stage_order_varies(const char *stage_name);
+
+/* The tolerance on |s - reference| for a float sum s of n elements by a stage of depth d, where
+ * reference = reduce_double and sum_abs = sum_abs of the same elements:
+ *     min(gamma_d, (n - 1) u) * sum_abs
+ * plus the double reference's own error and what float atomicAdd's flush of subnormals can lose,
+ * both far below float's rounding. Compare in double: the reference is never rounded to float. */
+double float_sum_bound(size_t n, size_t d, double sum_abs);
 
 #ifdef __cplusplus
 }

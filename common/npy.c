@@ -337,6 +337,11 @@ int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_l
 {
     *data = NULL;
     *n = 0;
+    /* Only a regular file: opening a named pipe or a device could block forever. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return fail(err, err_len,
+                    "%s: not a regular file; expected a .npy file written by numpy.save", path);
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return fail(err, err_len,

@@ -29,6 +29,9 @@ static int fail(char *err, size_t err_len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, err_len, fmt, ap);
     va_end(ap);
+    for (char *c = err; *c; ++c) /* a quoted value must not break the message's one line */
+        if ((unsigned char)*c < ' ')
+            *c = '?';
     return EXIT_USAGE;
 }
 
@@ -36,7 +39,12 @@ static void usage(FILE *out, const char *stage_name, const struct stage_info *st
 {
     fprintf(out,
             "usage: %s [--n N | --input FILE.npy] [--seed S] [--reps R] [--block B]\n"
-            "Sums N " ELEM_NAME " elements with stage %s and checks the sum against the CPU.\n"
+            "Sums N " ELEM_NAME " elements with stage %s and checks the sum against step00's\n"
+#ifdef REDUCE_FLOAT
+            "loop in double precision, within the error bound of the stage's order of additions.\n"
+#else
+            "sequential loop, exactly.\n"
+#endif
             "  --n N         elements to sum (default: %zu)\n"
             "  --input FILE  sum a 1-D " ELEM_NAME " array saved by numpy.save instead\n"
             "  --seed S      seed of the random input (default: 1)\n"
@@ -86,7 +94,7 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
     optind = 0; /* GNU getopt: 0 re-initialises, so tests can parse several command lines */
     opterr = 0; /* we print our own one-sentence errors */
     for (;;) {
-        int c = getopt_long(argc, argv, "+:", longopts, NULL);
+        int c = getopt_long(argc, argv, "+:h", longopts, NULL);
         if (c == -1)
             break;
         switch (c) {
@@ -128,6 +136,10 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
         case ':':
             return fail(err, err_len, "%s needs a value; see --help.", argv[optind - 1]);
         default:
+            if (optopt == 'h') /* only --help=VALUE gets here: -h is --help */
+                return fail(err, err_len, "--help takes no value; see --help.");
+            if (optopt > 0) /* a short option such as -x: getopt names it in optopt */
+                return fail(err, err_len, "unknown option '-%c'; see --help.", optopt);
             return fail(err, err_len, "unknown option '%s'; see --help.", argv[optind - 1]);
         }
     }

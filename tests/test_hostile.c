@@ -1,0 +1,339 @@
+/* test_hostile.c: hostile input through the real programs (build/stepNN), as a user would give it.
+ *
+ *   - Command lines and .npy files that must be refused: exit status 2, nothing on stdout, one
+ *     line on stderr that names the stage, and no CUDA call first. The programs run with
+ *     CUDA_VISIBLE_DEVICES=-1, which hides every GPU: a program that touched CUDA before checking
+ *     its input would exit 3 ("no CUDA device") instead of 2. So this part runs, and proves the
+ *     order, with or without a GPU.
+ *   - An n larger than the device's memory: every multi-block GPU stage must check cudaMemGetInfo
+ *     before it allocates anything or fills its input (gpu_check_memory), and exit 3 with one
+ *     sentence that says "not enough device memory". Skipped without a CUDA device.
+ *
+ * Each program runs by fork and exec (no shell, so arguments can hold any byte), its stdout and
+ * stderr captured apart, under a 30-second alarm that survives exec: a program that hangs on
+ * an input fails the test instead of hanging it. */
+#define _GNU_SOURCE /* mkstemps, setenv */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpu_test.h"
+#include "harness.h"
+#include "npy.h"
+
+#ifndef BUILD_DIR
+#define BUILD_DIR "build"
+#endif
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define ALARM_S 30
+
+static const char *const STAGES[] = {"step00", "step01", "step02", "step03",
+                                     "step04", "step05", "step06", "step07"};
+static const char *const LONG_NAMES[] = {
+    "step00_cpu",  "step01_atomic_naive", "step02_blocked",   "step03_strided",
+    "step04_smem", "step05_segmented",    "step06_coarsened", "step07_warp_shuffle"};
+static const int SINGLE_BLOCK[] = {0, 0, 1, 1, 1, 0, 0, 0};
+static const int ON_GPU[] = {0, 1, 1, 1, 1, 1, 1, 1};
+
+struct result {
+    int status; /* the exit status, or -1 when killed by a signal */
+    int signal;
+    char out[4096], err[4096];
+};
+
+/* The first len - 1 bytes of a file, NUL-terminated. */
+static void slurp(int fd, char *buf, size_t len)
+{
+    lseek(fd, 0, SEEK_SET);
+    ssize_t got = read(fd, buf, len - 1);
+    buf[got > 0 ? got : 0] = '\0';
+}
+
+/* Runs BUILD_DIR/stage with args (NULL-terminated); hide_gpus sets CUDA_VISIBLE_DEVICES=-1. */
+static void run(const char *stage, char *const *args, int hide_gpus, struct result *r)
+{
+    char prog[256], out_path[] = "/tmp/hostile-out-XXXXXX", err_path[] = "/tmp/hostile-err-XXXXXX";
+    snprintf(prog, sizeof prog, "%s/%s", BUILD_DIR, stage);
+    cr_assert(access(prog, X_OK) == 0, "%s is not built", prog);
+    int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+    cr_assert(out_fd >= 0 && err_fd >= 0, "mkstemp failed");
+    unlink(out_path);
+    unlink(err_path);
+    char *argv[32];
+    size_t argc = 0;
+    argv[argc++] = prog;
+    for (; args[argc - 1] != NULL && argc < COUNT(argv) - 1; ++argc)
+        argv[argc] = args[argc - 1];
+    argv[argc] = NULL;
+
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "fork failed");
+    if (pid == 0) {
+        dup2(out_fd, STDOUT_FILENO);
+        dup2(err_fd, STDERR_FILENO);
+        if (hide_gpus)
+            setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
+        alarm(ALARM_S); /* a pending alarm survives exec: a hang ends in SIGALRM */
+        execv(prog, argv);
+        _exit(127);
+    }
+    int status;
+    cr_assert(waitpid(pid, &status, 0) == pid);
+    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    slurp(out_fd, r->out, sizeof r->out);
+    slurp(err_fd, r->err, sizeof r->err);
+    close(out_fd);
+    close(err_fd);
+}
+
+/* The arguments, printable, for failure messages. */
+static const char *show(char *const *args)
+{
+    static char text[1024];
+    size_t len = 0;
+    for (; *args && len + 8 < sizeof text; ++args) {
+        text[len++] = '\'';
+        for (const unsigned char *c = (const unsigned char *)*args; *c && len + 8 < sizeof text;
+             ++c)
+            len += (size_t)(*c >= 32 && *c < 127 ? snprintf(text + len, 2, "%c", *c)
+                                                 : snprintf(text + len, 5, "\\x%02x", *c));
+        text[len++] = '\'';
+        text[len++] = ' ';
+    }
+    text[len] = '\0';
+    return text;
+}
+
+/* Exit status `want`, nothing on stdout, exactly one line on stderr; for a usage error (2), that
+ * line starts with the stage's name, as main.c writes it. (gpu.cu's device-memory sentence, exit
+ * 3, has no such prefix.) */
+static void expect_one_line(int s, char *const *args, const struct result *r, int want)
+{
+    const char *line = show(args);
+    cr_expect_eq(r->signal, 0, "%s %s: killed by signal %d%s", STAGES[s], line, r->signal,
+                 r->signal == SIGALRM ? " (hung)" : "");
+    cr_expect_eq(r->status, want, "%s %s: exit status %d, expected %d: %s", STAGES[s], line,
+                 r->status, want, r->err);
+    cr_expect_str_empty(r->out, "%s %s: wrote to stdout: %s", STAGES[s], line, r->out);
+    size_t len = strlen(r->err);
+    cr_expect(len > 10 && strchr(r->err, '\n') == r->err + len - 1,
+              "%s %s: stderr is not one line: '%s'", STAGES[s], line, r->err);
+    if (want != EXIT_USAGE)
+        return;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s: ", LONG_NAMES[s]);
+    cr_expect(strncmp(r->err, prefix, strlen(prefix)) == 0, "%s %s: does not start with '%s': %s",
+              STAGES[s], line, prefix, r->err);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Refused before any CUDA call                                                               */
+
+#define LINE(...) ((char *[]){__VA_ARGS__, NULL})
+
+Test(hostile, bad_command_lines_exit_2_before_cuda)
+{
+    char *const *lines[] = {
+        LINE("--n="),
+        LINE("--n"),
+        LINE("--n", "18446744073709551616"),            /* 2^64 */
+        LINE("--n", "1000000000000000000000000000000"), /* 10^30 */
+        LINE("--n", "4611686018427387904"),             /* SIZE_MAX / 4 + 1: bytes overflow */
+        LINE("--n", "-1"),
+        LINE("--n", "+5"),
+        LINE("--n", "1e9"),
+        LINE("--n", "0x100"),
+        LINE("--n", "12 "),
+        LINE("--n", " 12"),
+        LINE("--n", "\xef\xbc\x95"), /* FULLWIDTH DIGIT FIVE */
+        LINE("--n", "\xd9\xa3"),     /* ARABIC-INDIC DIGIT THREE */
+        LINE("--n", "\xff\xfe"),     /* not UTF-8 at all */
+        LINE("--n", "5", "--n"),     /* the value missing at the end */
+        LINE("--n=5", "--n=x"),      /* the last of repeated options is wrong */
+        LINE("--reps", "0"),
+        LINE("--reps", "100001"),
+        LINE("--reps="),
+        LINE("--reps", "1.5"),
+        LINE("--block", "0"),
+        LINE("--block", "48"),
+        LINE("--block", "2048"),
+        LINE("--block", "-32"),
+        LINE("--block", "32k"),
+        LINE("--seed", "18446744073709551616"),
+        LINE("--seed", "-0"),
+        LINE("--input"),
+        LINE("--input="),
+        LINE("--input", "/nonexistent/input.npy"),
+        LINE("--input", "/"),         /* a directory */
+        LINE("--input", "/dev/zero"), /* never ends: refused as not a regular file */
+        LINE("--n", "5", "--input", "a.npy"),
+        LINE("--frobnicate"),
+        LINE("--help=1"),
+        LINE("-n", "5"),
+        LINE("-xy"),
+        LINE("stray"),
+        LINE(""),
+        LINE("--", "--n", "5"),
+    };
+    struct result r;
+    for (size_t s = 0; s < COUNT(STAGES); ++s)
+        for (size_t l = 0; l < COUNT(lines); ++l) {
+            run(STAGES[s], lines[l], 1, &r);
+            expect_one_line((int)s, lines[l], &r, EXIT_USAGE);
+        }
+}
+
+/* A single-block stage refuses an n beyond one block, and says which stage to use. */
+Test(hostile, single_block_limit_exit_2_before_cuda)
+{
+    char *const *lines[] = {LINE("--n", "40000000000"), LINE("--n", "2049"),
+                            LINE("--block", "32", "--n", "65")};
+    struct result r;
+    for (size_t s = 0; s < COUNT(STAGES); ++s) {
+        if (!SINGLE_BLOCK[s])
+            continue;
+        for (size_t l = 0; l < COUNT(lines); ++l) {
+            run(STAGES[s], lines[l], 1, &r);
+            expect_one_line((int)s, lines[l], &r, EXIT_USAGE);
+            cr_expect_not_null(strstr(r.err, "step05_segmented"), "%s: %s", STAGES[s], r.err);
+        }
+    }
+}
+
+/* Hostile .npy files through --input: each refused with one line, before any CUDA call. */
+static const char *write_file(const void *bytes, size_t len)
+{
+    static char path[64];
+    strcpy(path, "/tmp/hostile-XXXXXX.npy");
+    int fd = mkstemps(path, 4);
+    cr_assert(fd >= 0, "mkstemps failed");
+    cr_assert_eq(write(fd, bytes, len), (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+static size_t npy_bytes(unsigned char *file, const char *dict, size_t data_len)
+{
+    size_t dict_len = strlen(dict);
+    size_t header_len = dict_len + 1 + (64 - (10 + dict_len + 1) % 64) % 64;
+    memcpy(file, "\x93NUMPY\x01\x00", 8);
+    file[8] = (unsigned char)header_len, file[9] = (unsigned char)(header_len >> 8);
+    memset(file + 10, ' ', header_len);
+    memcpy(file + 10, dict, dict_len);
+    file[10 + header_len - 1] = '\n';
+    memset(file + 10 + header_len, 1, data_len);
+    return 10 + header_len + data_len;
+}
+
+Test(hostile, bad_npy_files_exit_2_before_cuda)
+{
+#ifdef REDUCE_FLOAT
+#define DESCR "<f4"
+#else
+#define DESCR "<i4"
+#endif
+    static const struct {
+        const char *dict;
+        size_t data_len;
+    } files[] = {
+        {"{'descr': '>i4', 'fortran_order': False, 'shape': (3,), }", 12},
+        {"{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", 24},
+        {"{'descr': '" DESCR "', 'fortran_order': True, 'shape': (3,), }", 12},
+        {"{'descr': '" DESCR "', 'fortran_order': False, 'shape': (3, 1), }", 12},
+        {"{'descr': '" DESCR "', 'fortran_order': False, 'shape': (3,), }", 11},
+        {"{'descr': '" DESCR "', 'fortran_order': False, 'shape': (4611686018427387904,), }", 4},
+        {"", 0},
+    };
+    static unsigned char file[512];
+    struct result r;
+    for (size_t f = 0; f < COUNT(files); ++f) {
+        const char *path = write_file(file, npy_bytes(file, files[f].dict, files[f].data_len));
+        char *args[] = {"--input", (char *)path, NULL};
+        for (size_t s = 0; s < COUNT(STAGES); ++s) {
+            run(STAGES[s], args, 1, &r);
+            expect_one_line((int)s, args, &r, EXIT_USAGE);
+        }
+        unlink(path);
+    }
+    /* an empty file, and a 4 GiB header_len on a 12-byte file */
+    const char *tiny[] = {"", "\x93NUMPY\x02\x00\xff\xff\xff\xff"};
+    const size_t tiny_len[] = {0, 12};
+    for (size_t f = 0; f < COUNT(tiny); ++f) {
+        const char *path = write_file(tiny[f], tiny_len[f]);
+        char *args[] = {"--input", (char *)path, NULL};
+        for (size_t s = 0; s < COUNT(STAGES); ++s) {
+            run(STAGES[s], args, 1, &r);
+            expect_one_line((int)s, args, &r, EXIT_USAGE);
+        }
+        unlink(path);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* More elements than the device has memory for                                              */
+
+/* Each multi-block GPU stage with this n: exit 3, one sentence about device memory. */
+static void expect_not_enough_device_memory(const char *n)
+{
+    char *args[] = {"--n", (char *)n, "--reps", "1", NULL};
+    struct result r;
+    for (size_t s = 0; s < COUNT(STAGES); ++s) {
+        if (!ON_GPU[s] || SINGLE_BLOCK[s])
+            continue;
+        run(STAGES[s], args, 0, &r);
+        expect_one_line((int)s, args, &r, EXIT_NO_GPU);
+        cr_expect_not_null(strstr(r.err, "not enough device memory"), "%s --n %s: %s", STAGES[s], n,
+                           r.err);
+        cr_expect_not_null(strstr(r.err, "--n"), "%s --n %s: says not what to do: %s", STAGES[s], n,
+                           r.err);
+    }
+}
+
+/* 10^13 elements, 4 * 10^13 bytes (36 TiB): beyond any GPU for years. The check comes before the
+ * host fills an input of that size, so the test takes milliseconds, not hours. */
+Test(hostile, n_beyond_device_memory_exit_3)
+{
+    require_gpu();
+    expect_not_enough_device_memory("10000000000000");
+}
+
+/* The issue's example, 4 * 10^10 elements = 1.6 * 10^11 bytes = 149 GiB: more than an H100 or H200
+ * holds. Only where the device really has less: on a larger one the stage would rightly go on and
+ * sum it. */
+Test(hostile, n_40_billion_exit_3)
+{
+    require_gpu();
+    size_t free_bytes = gpu_free_memory(); /* this test's own context is small next to 149 GiB */
+    if (free_bytes >= (size_t)40000000000 * sizeof(elem_t))
+        cr_skip_test("the device has %.0f GiB free: 40000000000 elements fit.",
+                     free_bytes / 1073741824.0);
+    expect_not_enough_device_memory("40000000000");
+}
+
+/* The largest n the options take, SIZE_MAX / 4: its bytes are 2^64 - 4, and adding the L2 flush
+ * buffer to them wraps in size_t. Whatever the memory check makes of it, the program must refuse
+ * cleanly in one line, with 3 (device memory) or 2 (host memory), and never crash or start. */
+Test(hostile, n_at_the_address_limit_is_refused)
+{
+    require_gpu();
+    char n[32];
+    snprintf(n, sizeof n, "%zu", SIZE_MAX / sizeof(elem_t));
+    char *args[] = {"--n", n, "--reps", "1", NULL};
+    struct result r;
+    for (size_t s = 0; s < COUNT(STAGES); ++s) {
+        if (!ON_GPU[s] || SINGLE_BLOCK[s])
+            continue;
+        run(STAGES[s], args, 0, &r);
+        expect_one_line((int)s, args, &r, r.status == EXIT_USAGE ? EXIT_USAGE : EXIT_NO_GPU);
+        cr_expect(strstr(r.err, "not enough"), "%s --n %s: %s", STAGES[s], n, r.err);
+    }
+}
