@@ -167,10 +167,12 @@ Test(stage, repeats_are_bit_identical)
                       "%s: the repeats' sums span [%.9g, %.9g], more than the bound %.3g (d = "
                       "%zu) from the double reference %.17g",
                       STAGE_NAME, (double)t.lo, (double)t.hi, bound, d, ref);
-            if (t.unstable) /* not a failure: reported, as asked (shown by default) */
-                cr_log_warn("%s: %d of 5 float repeats differed from the first run (atomicAdd "
-                            "order): spread %.9g, all within the bound %.3g",
-                            STAGE_NAME, t.unstable, (double)t.hi - (double)t.lo, bound);
+            /* Not a failure, but reported. Not with cr_log_warn: Criterion 2.4 then exits 1. */
+            if (t.unstable)
+                fprintf(stderr,
+                        "note: %s: %d of 5 float repeats differed from the first run (atomicAdd "
+                        "order): spread %.9g, all within the bound %.3g\n",
+                        STAGE_NAME, t.unstable, (double)t.hi - (double)t.lo, bound);
         } else {
             cr_expect_eq(t.unstable, 0, "%d of 5 repeats differed from the first run", t.unstable);
         }
@@ -241,8 +243,8 @@ static void check_huge(size_t n)
     double avail_gib = (double)sysconf(_SC_AVPHYS_PAGES) * sysconf(_SC_PAGESIZE) / 1073741824.0;
     elem_t *input = avail_gib > 2 * need_gib ? malloc(n * sizeof *input) : NULL;
     if (input == NULL)
-        cr_skip_test("not enough host memory for n = %zu: %.1f GiB available, %.1f GiB needed.",
-                     n, avail_gib, 2 * need_gib);
+        cr_skip_test("not enough host memory for n = %zu: %.1f GiB available, %.1f GiB needed.", n,
+                     avail_gib, 2 * need_gib);
     input_fill(input, n, PATTERN_SMALL, 31);
 #ifdef REDUCE_FLOAT
     double ref = reduce_double(input, n), scale = sum_abs(input, n);
