@@ -15,13 +15,13 @@ const struct stage_info STAGE = {
     .on_gpu = true,
     .single_block = false,
     .in_place = false,
-    .default_block = 256,
+    .default_block = 256, /* small blocks: several share a multiprocessor */
 };
 
 // BEGIN kernel
 __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
 {
-    /* 64-bit index: blockIdx.x * blockDim.x alone is 32-bit and wraps past 2^32 elements. */
+    /* 64-bit: blockIdx.x * blockDim.x is 32-bit and wraps past 2^32 elements. */
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) /* the last block may run past the end */
         atomicAdd(sum, input[i]);
@@ -32,7 +32,7 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     unsigned int grid_size = (unsigned int)((n + block_size - 1) / block_size);
-    /* The accumulator starts at the identity; every thread adds its element into it. */
+    /* The accumulator starts at the identity; each thread adds its element. */
     CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(elem_t)));
     reduce_kernel<<<grid_size, block_size>>>(input, n, sum);
     CUDA_CHECK_LAUNCH();

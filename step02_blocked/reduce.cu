@@ -17,7 +17,7 @@ const struct stage_info STAGE = {
     .on_gpu = true,
     .single_block = true,
     .in_place = true,
-    .default_block = 1024,
+    .default_block = 1024, /* the largest block, for the largest n: 2048 */
 };
 
 // BEGIN kernel
@@ -28,7 +28,7 @@ __global__ void reduce_kernel(elem_t *input, elem_t *sum)
     for (unsigned int stride = 1; stride <= blockDim.x; stride *= 2) {
         if (t % stride == 0)
             input[i] += input[i + stride];
-        __syncthreads(); /* every thread, every round: a barrier inside the if would hang */
+        __syncthreads(); /* all threads, every round: never inside the if */
     }
     if (t == 0)
         *sum = input[0];
@@ -38,8 +38,8 @@ __global__ void reduce_kernel(elem_t *input, elem_t *sum)
 // BEGIN host
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
-    /* One block: the harness has checked n <= 2 * block_size and padded the input with the
-     * identity up to 2 * block_size elements, so every thread has both of its elements. */
+    /* One block: the harness checked n <= 2 * block_size and padded the input with the
+     * identity to 2 * block_size elements, so every thread has both its elements. */
     (void)n;
     reduce_kernel<<<1, block_size>>>(input, sum);
     CUDA_CHECK_LAUNCH();

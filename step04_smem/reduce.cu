@@ -16,7 +16,7 @@ const struct stage_info STAGE = {
     .on_gpu = true,
     .single_block = true,
     .in_place = false,
-    .default_block = 1024,
+    .default_block = 1024, /* the largest block, for the largest n: 2048 */
 };
 
 // BEGIN kernel
@@ -39,8 +39,8 @@ __global__ void reduce_kernel(const elem_t *input, elem_t *sum)
 // BEGIN host
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
-    /* One block: the harness has checked n <= 2 * block_size and padded the input with the
-     * identity up to 2 * block_size elements, so every thread has both of its elements. */
+    /* One block: the harness checked n <= 2 * block_size and padded the input with the
+     * identity to 2 * block_size elements, so every thread has both its elements. */
     (void)n;
     reduce_kernel<<<1, block_size>>>(input, sum);
     CUDA_CHECK_LAUNCH();

@@ -17,7 +17,7 @@ const struct stage_info STAGE = {
     .on_gpu = true,
     .single_block = false,
     .in_place = false,
-    .default_block = 256,
+    .default_block = 256, /* small blocks: several share a multiprocessor */
 };
 
 // BEGIN kernel
@@ -46,7 +46,7 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     size_t segment_size = 2 * (size_t)block_size;
     unsigned int grid_size = (unsigned int)((n + segment_size - 1) / segment_size);
-    /* The accumulator starts at the identity; every block adds its partial sum into it. */
+    /* The accumulator starts at the identity; each block adds its partial sum. */
     CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(elem_t)));
     reduce_kernel<<<grid_size, block_size>>>(input, n, sum);
     CUDA_CHECK_LAUNCH();

@@ -20,7 +20,7 @@ const struct stage_info STAGE = {
     .on_gpu = true,
     .single_block = false,
     .in_place = false,
-    .default_block = 256,
+    .default_block = 256, /* small blocks: several share a multiprocessor */
 };
 
 // BEGIN kernel
@@ -32,7 +32,7 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
     size_t segment = COARSE_FACTOR * 2 * (size_t)blockDim.x * blockIdx.x;
     size_t i = segment + t;
     elem_t partial = IDENTITY;
-    /* Unrolled (COARSE_FACTOR is a constant): every load is issued before the first add. */
+    /* Unrolled: every load is issued before the first add. */
     for (unsigned int tile = 0; tile < COARSE_FACTOR * 2; ++tile)
         partial += i + tile * blockDim.x < n ? input[i + tile * blockDim.x] : IDENTITY;
     input_s[t] = partial;
@@ -51,7 +51,7 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     size_t segment_size = COARSE_FACTOR * 2 * (size_t)block_size;
     unsigned int grid_size = (unsigned int)((n + segment_size - 1) / segment_size);
-    /* The accumulator starts at the identity; every block adds its partial sum into it. */
+    /* The accumulator starts at the identity; each block adds its partial sum. */
     CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(elem_t)));
     reduce_kernel<<<grid_size, block_size>>>(input, n, sum);
     CUDA_CHECK_LAUNCH();

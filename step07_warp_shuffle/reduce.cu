@@ -26,15 +26,16 @@ const struct stage_info STAGE = {
     .on_gpu = true,
     .single_block = false,
     .in_place = false,
-    .default_block = 256,
+    .default_block = 256, /* small blocks: several share a multiprocessor */
 };
 
 // BEGIN kernel
 /* Sums x over the 32 lanes of a warp through registers; the warp's sum is valid in lane 0. */
 __device__ elem_t warp_reduce(elem_t x)
 {
+    /* Each round, lane l adds the x of lane l + offset: 16, 8, 4, 2, 1. */
     for (unsigned int offset = WARP_SIZE / 2; offset >= 1; offset /= 2)
-        x += __shfl_down_sync(FULL_MASK, x, offset); /* lane l adds lane l + offset's x */
+        x += __shfl_down_sync(FULL_MASK, x, offset);
     return x;
 }
 
@@ -48,14 +49,15 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
     for (size_t segment = COARSE_FACTOR * 2 * (size_t)blockDim.x * blockIdx.x; segment < n4;
          segment += COARSE_FACTOR * 2 * (size_t)blockDim.x * gridDim.x) {
         size_t i = segment + t;
-        /* Unrolled (COARSE_FACTOR is a constant): every load is issued before the first add. */
+        /* Unrolled: every load is issued before the first add. */
         for (unsigned int tile = 0; tile < COARSE_FACTOR * 2; ++tile)
             if (i + tile * blockDim.x < n4) {
                 elem4_t v = input4[i + tile * blockDim.x];
                 partial += v.x + v.y + v.z + v.w;
             }
     }
-    if (blockIdx.x == 0 && t < n % 4) /* the last n % 4 elements, past the last whole vector */
+    /* The last n % 4 elements, past the last whole vector. */
+    if (blockIdx.x == 0 && t < n % 4)
         partial += input[4 * n4 + t];
     partial = warp_reduce(partial);
     unsigned int lane = t % WARP_SIZE, warp = t / WARP_SIZE;
@@ -84,7 +86,7 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
         cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
     size_t resident = (size_t)sm_count * (threads_per_sm / block_size);
     unsigned int grid_size = (unsigned int)(segments < resident ? segments : resident);
-    /* The accumulator starts at the identity; every block adds its partial sum into it. */
+    /* The accumulator starts at the identity; each block adds its partial sum. */
     CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(elem_t)));
     reduce_kernel<<<grid_size, block_size>>>(input, n, sum);
     CUDA_CHECK_LAUNCH();
