@@ -43,12 +43,13 @@ OBJ := $(BUILD)/obj
 HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ)/tolerance.o
 GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o
 BINS := $(addprefix $(BUILD)/,$(SHORT))
-TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages
-TESTS += $(BUILD)/test_hostile
+TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages \
+         $(BUILD)/test_hostile
 # Deliberately wrong kernels the lessons warn about: built and run only by `make sanitize`.
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
-.PHONY: all help run test deps diff bench plot profile clean $(SHORT)
+.PHONY: all help run test deps diff bench plot profile sanitize accuracy accuracy-tables slides \
+        clean $(SHORT)
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -89,18 +90,15 @@ profile: $(BUILD)/$(or $(STEP:%=step%),step07) ## Nsight Compute on one stage (S
 	ncu --clock-control none --set basic --section MemoryWorkloadAnalysis \
 	    $(BUILD)/step$(or $(STEP),07) --n $(or $(N),67108864) --reps 1
 
-.PHONY: sanitize
 sanitize: $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) ## compute-sanitizer on every GPU stage (GPU); must catch tests/broken/
 	@COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD)
 
-.PHONY: accuracy accuracy-tables
 accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)
 	@$(MAKE) --no-print-directory TYPE=float accuracy-tables
 
 accuracy-tables: $(addprefix $(BUILD)/accuracy_,$(SHORT))
 	@bash common/accuracy.sh $(BUILD) $(SHORT)
 
-.PHONY: slides
 slides: ## build the lecture deck build/slides/reduction.pdf (pandoc + Beamer)
 	@bash slides/build.sh
 
