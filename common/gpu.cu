@@ -45,7 +45,9 @@ void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_byt
         *l2_bytes = (size_t)l2;
 }
 
-void *gpu_alloc(size_t bytes, const char *what)
+/* Exits with EXIT_NO_GPU and one sentence when `what` (`bytes` of device memory) does not fit in
+ * what the GPU has free: the one place that turns "too large" into a message, never a crash. */
+static void require_free(size_t bytes, const char *what)
 {
     size_t free_bytes, total_bytes;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -56,6 +58,11 @@ void *gpu_alloc(size_t bytes, const char *what)
                 what, bytes / 1073741824.0, free_bytes / 1073741824.0, total_bytes / 1073741824.0);
         exit(EXIT_NO_GPU);
     }
+}
+
+void *gpu_alloc(size_t bytes, const char *what)
+{
+    require_free(bytes, what);
     void *p;
     CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
     return p;
@@ -91,17 +98,11 @@ size_t gpu_free_memory(void)
 
 void gpu_check_memory(size_t n, unsigned int block)
 {
-    size_t free_bytes, total_bytes, l2_bytes;
+    size_t l2_bytes;
     gpu_describe(NULL, 0, NULL, &l2_bytes);
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    size_t need = stage_bytes(n, block, l2_bytes);
-    if (need > free_bytes) {
-        fprintf(stderr,
-                "not enough device memory: n = %zu elements needs %.2f GiB but the GPU has %.2f "
-                "GiB free of %.2f GiB; try a smaller --n.\n",
-                n, need / 1073741824.0, free_bytes / 1073741824.0, total_bytes / 1073741824.0);
-        exit(EXIT_NO_GPU);
-    }
+    char what[64];
+    snprintf(what, sizeof what, "n = %zu elements", n);
+    require_free(stage_bytes(n, block, l2_bytes), what);
 }
 
 static int compare_ms(const void *a, const void *b)
