@@ -43,9 +43,9 @@ static int run(const char *stage, const char *args, char *out, size_t out_len)
     return WEXITSTATUS(status);
 }
 
-#ifndef REDUCE_FLOAT
-/* Writes n full-range elements to a fresh .npy file; returns its path (static buffer). */
-static const char *write_input(size_t n, elem_t *ref)
+/* Writes n full-range elements to a fresh .npy file; returns its path (static buffer). *loop gets
+ * step00's loop over them; ref and scale, where not NULL, their double sum and sum |x_i|. */
+static const char *write_input(size_t n, elem_t *loop, double *ref, double *scale)
 {
     static char path[] = "/tmp/reduction-test-XXXXXX.npy";
     strcpy(path, "/tmp/reduction-test-XXXXXX.npy");
@@ -54,13 +54,16 @@ static const char *write_input(size_t n, elem_t *ref)
     close(fd);
     elem_t *input = malloc(n * sizeof *input);
     input_fill(input, n, PATTERN_FULL_RANGE, 42);
-    *ref = reduce_cpu(input, n);
+    *loop = reduce_cpu(input, n);
+    if (ref)
+        *ref = reduce_double(input, n);
+    if (scale)
+        *scale = sum_abs(input, n);
     char err[256];
     cr_assert_eq(npy_write(path, input, n, err, sizeof err), 0, "%s", err);
     free(input);
     return path;
 }
-#endif
 
 static elem_t parse_sum(const char *out, const char *key)
 {
@@ -70,26 +73,6 @@ static elem_t parse_sum(const char *out, const char *key)
 }
 
 #ifdef REDUCE_FLOAT
-/* Writes n wide-range floats to a fresh .npy file; returns its path (static buffer), their double
- * sum in *ref, sum |x_i| in *scale and step00's float loop over them in *loop. */
-static const char *write_float_input(size_t n, double *ref, double *scale, elem_t *loop)
-{
-    static char path[] = "/tmp/reduction-test-XXXXXX.npy";
-    strcpy(path, "/tmp/reduction-test-XXXXXX.npy");
-    int fd = mkstemps(path, 4);
-    cr_assert(fd >= 0, "mkstemps failed");
-    close(fd);
-    elem_t *input = malloc(n * sizeof *input);
-    input_fill(input, n, PATTERN_FULL_RANGE, 42);
-    *ref = reduce_double(input, n);
-    *scale = sum_abs(input, n);
-    *loop = reduce_cpu(input, n);
-    char err[256];
-    cr_assert_eq(npy_write(path, input, n, err, sizeof err), 0, "%s", err);
-    free(input);
-    return path;
-}
-
 static double parse_double(const char *out, const char *key)
 {
     const char *at = strstr(out, key);
@@ -106,7 +89,7 @@ Test(all_stages, each_sum_within_its_bound_from_the_same_npy_file)
     const size_t n = 2047; /* every stage takes it, single-block ones too */
     double ref, scale;
     elem_t loop, sums[N_STAGES];
-    const char *path = write_float_input(n, &ref, &scale, &loop);
+    const char *path = write_input(n, &loop, &ref, &scale);
     char args[256], out[4096];
     snprintf(args, sizeof args, "--input %s --reps 3 --block 1024", path);
     size_t resident = gpu_resident_blocks(1024);
@@ -136,7 +119,7 @@ Test(all_stages, step00_sums_an_npy_file_without_a_gpu)
     const size_t n = 100003;
     double ref, scale;
     elem_t loop;
-    const char *path = write_float_input(n, &ref, &scale, &loop);
+    const char *path = write_input(n, &loop, &ref, &scale);
     char args[256], out[4096];
     snprintf(args, sizeof args, "--input %s --reps 3", path);
     cr_expect_eq(run("step00", args, out, sizeof out), 0, "%s", out);
@@ -153,7 +136,8 @@ Test(all_stages, identical_sum_from_the_same_npy_file)
 {
     require_gpu();
     elem_t ref;
-    const char *path = write_input(2047, &ref); /* every stage takes it, single-block ones too */
+    const char *path =
+        write_input(2047, &ref, NULL, NULL); /* every stage takes it, single-block ones too */
     char args[256], out[4096];
     snprintf(args, sizeof args, "--input %s --reps 3", path);
     for (int s = 0; s < N_STAGES; ++s) {
@@ -168,7 +152,7 @@ Test(all_stages, identical_sum_from_the_same_npy_file)
 Test(all_stages, step00_sums_an_npy_file_without_a_gpu)
 {
     elem_t ref;
-    const char *path = write_input(100003, &ref);
+    const char *path = write_input(100003, &ref, NULL, NULL);
     char args[256], out[4096];
     snprintf(args, sizeof args, "--input %s --reps 3", path);
     cr_expect_eq(run("step00", args, out, sizeof out), 0, "%s", out);
