@@ -153,8 +153,7 @@ $(OBJ)/test_%.o: tests/test_%.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' -c $< -o $@
 
 $(BUILD)/test_harness: $(OBJ)/test_options.o $(OBJ)/test_npy.o $(OBJ)/test_reference.o \
-                       $(OBJ)/test_fuzz_options.o $(OBJ)/test_npy_hostile.o \
-                       $(OBJ)/test_tolerance.o $(HARNESS)
+                       $(OBJ)/test_fuzz_options.o $(OBJ)/test_tolerance.o $(HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
 $(BUILD)/test_all_stages: $(OBJ)/test_all_stages.o $(OBJ)/stage_step00.o $(GPU_HARNESS)

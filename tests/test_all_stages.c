@@ -136,8 +136,8 @@ Test(all_stages, identical_sum_from_the_same_npy_file)
 {
     require_gpu();
     elem_t ref;
-    const char *path =
-        write_input(2047, &ref, NULL, NULL); /* every stage takes it, single-block ones too */
+    /* 2047 elements: every stage takes them, the single-block ones too. */
+    const char *path = write_input(2047, &ref, NULL, NULL);
     char args[256], out[4096];
     snprintf(args, sizeof args, "--input %s --reps 3", path);
     for (int s = 0; s < N_STAGES; ++s) {

@@ -100,6 +100,8 @@ static void expect_fail_at(const char *p, const char *word)
     cr_assert_eq(rc, -1, "expected failure (%s)", word);
     cr_assert_null(data);
     cr_assert_eq(n, 0);
+    cr_assert_gt(strlen(err), 0, "no message");
+    cr_assert_null(strchr(err, '\n'), "not one line: %s", err);
     cr_assert_not_null(strstr(err, word), "error '%s' lacks '%s'", err, word);
     cr_assert_not_null(strstr(err, p), "error '%s' does not name the file", err);
 }
@@ -519,4 +521,106 @@ Test(npy, fuzz)
         memcpy(file + pre + header_len, vals, data);
         check_any(pre + header_len + data);
     }
+}
+
+/* ---- Hostile files beyond the malformed ones above: a header_len of zero, a 4 GiB header_len on
+ * a tiny file (refused before any allocation), a file that stops right after the version,
+ * something that is not a regular file (/dev/zero never ends, /dev/null is empty), an empty path,
+ * an unterminated string, a header of blanks, a dtype that is not a string, a 2-D shape holding no
+ * elements, and UTF-8 in a version 3.0 header. None may hang or allocate what the file does not
+ * hold. ---- */
+
+Test(npy, header_len_zero)
+{
+    write_file("\x93NUMPY\x01\x00\x00\x00", 10);
+    expect_fail("not a valid dict");
+    /* the same with data after it: the bytes must not be taken for a header */
+    write_file("\x93NUMPY\x01\x00\x00\x00{'descr': '<i4'}", 26);
+    expect_fail("not a valid dict");
+}
+
+/* header_len = 2^32 - 1 in a 12-byte file: refused from the length alone, before a 4 GiB malloc. */
+Test(npy, header_len_4_gib_on_a_tiny_file)
+{
+    write_file("\x93NUMPY\x02\x00\xff\xff\xff\xff", 12);
+    expect_fail("64 KiB");
+    write_file("\x93NUMPY\x03\x00\xff\xff\xff\xff", 12);
+    expect_fail("64 KiB");
+    /* the largest 1.0 header_len, 65535, is under the limit but the file does not hold it */
+    write_file("\x93NUMPY\x01\x00\xff\xff{", 11);
+    expect_fail("truncated");
+}
+
+Test(npy, ends_after_the_version)
+{
+    write_file("\x93NUMPY\x01\x00", 8);
+    expect_fail("truncated");
+    write_file("\x93NUMPY\x02\x00\x10\x00", 10); /* 2.0 needs 4 length bytes, has 2 */
+    expect_fail("truncated");
+    write_file("\x93NUMPY\x01", 7);
+    expect_fail("not a .npy file");
+}
+
+/* Not regular files: /dev/zero would feed zeros forever, /dev/null ends at once. */
+Test(npy, not_a_regular_file)
+{
+    if (access("/dev/zero", R_OK) == 0)
+        expect_fail_at("/dev/zero", "regular file");
+    if (access("/dev/null", R_OK) == 0)
+        expect_fail_at("/dev/null", "regular file");
+}
+
+Test(npy, empty_path)
+{
+    expect_fail_at("", "");
+}
+
+Test(npy, unterminated_string)
+{
+    write_npy("{'descr': '" DESCR ", 'fortran_order': False, 'shape': (3,), }", 12);
+    expect_fail("");
+    write_npy("{'descr", 12);
+    expect_fail("not a valid dict");
+    write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (3,", 12);
+    expect_fail("shape");
+}
+
+Test(npy, blank_header)
+{
+    write_npy("", 0); /* 53 spaces and '\n' */
+    expect_fail("not a valid dict");
+    write_npy("\t\r", 0);
+    expect_fail("not a valid dict");
+    write_npy("{}", 0);
+    expect_fail("lacks 'descr'");
+}
+
+Test(npy, dtype_not_a_string)
+{
+    write_npy("{'descr': 5, 'fortran_order': False, 'shape': (3,), }", 12);
+    expect_fail("dtype");
+    write_npy("{'descr': '', 'fortran_order': False, 'shape': (3,), }", 12);
+    expect_fail("dtype");
+    write_npy("{'descr': '" DESCR " ', 'fortran_order': False, 'shape': (3,), }", 12);
+    expect_fail("dtype"); /* a trailing blank inside the quotes is another dtype string */
+}
+
+/* Two dimensions are refused even when they hold nothing or one row: the reader never reshapes. */
+Test(npy, two_d_without_elements)
+{
+    write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (0, 3), }", 0);
+    expect_fail("1-D");
+    write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (3, 0), }", 0);
+    expect_fail("1-D");
+    write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (3, 1), }", 12);
+    expect_fail("1-D");
+}
+
+/* Version 3.0 allows UTF-8 in the header; a valid header for us is ASCII, anything else is a key
+ * or a value we do not know, refused by name. */
+Test(npy, utf8_header)
+{
+    const char dict[] = "{'d\xc3\xa9scr': '" DESCR "', 'fortran_order': False, 'shape': (0,), }";
+    write_file(file, build(3, 0, dict, NULL, 0));
+    expect_fail("unexpected header key");
 }
