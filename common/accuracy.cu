@@ -61,7 +61,7 @@ int main(int argc, char **argv)
                                              {"values", required_argument, NULL, 'v'},
                                              {"header", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    uint64_t n = (uint64_t)1 << 26, reps = 20, block = STAGE.default_block, seed = 1;
+    uint64_t n = (uint64_t)1 << 26, reps = 20, block = default_block(&STAGE), seed = 1;
     int header = 0, wide = 0;
     for (int c; (c = getopt_long(argc, argv, "", longopts, NULL)) != -1;) {
         if (c == 'n' && parse_unsigned(optarg, (uint64_t)1 << 40, &n) == 0 && n)

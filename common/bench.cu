@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 
     /* The largest n: 2^30, the stage's limit, and what fits next to the copy's destination. */
     struct bench b = {};
-    b.block = STAGE.default_block;
+    b.block = default_block(&STAGE);
     if (STAGE.single_block && max_n > 2 * (uint64_t)b.block)
         max_n = 2 * (uint64_t)b.block;
     size_t free_bytes, total_bytes;

@@ -54,8 +54,8 @@ static void usage(FILE *out, const char *stage_name, const struct stage_info *st
             "Exit status: 0 ok, 1 wrong sum, 2 bad usage or input, 3 no CUDA device or CUDA "
             "error.\n",
             stage_name, stage_name,
-            stage->single_block ? 2 * (size_t)stage->default_block : DEFAULT_N, DEFAULT_REPS,
-            BLOCK_MIN, BLOCK_MAX, stage->default_block);
+            stage->single_block ? 2 * (size_t)default_block(stage) : DEFAULT_N, DEFAULT_REPS,
+            BLOCK_MIN, BLOCK_MAX, default_block(stage));
 }
 
 int options_check_n(size_t n, unsigned int block, const char *stage_name,
@@ -86,7 +86,7 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
     };
     opt->seed = 1;
     opt->reps = DEFAULT_REPS;
-    opt->block = stage->default_block;
+    opt->block = default_block(stage);
     opt->input_path = NULL;
     int n_given = 0;
     uint64_t v;

@@ -32,12 +32,12 @@ typedef int4 elem4_t; /* four elements, 16 bytes: one load instruction (step07) 
 extern "C" {
 #endif
 
-/* What a stage can take; the harness reads it before any CUDA call. */
+/* What a stage can take; the harness reads it before any CUDA call. A stage names only what is
+ * true of it (`{.on_gpu = true}`): the rest is false. */
 struct stage_info {
     bool on_gpu;       /* false for step00: reduce() gets host pointers */
     bool single_block; /* one thread block: n <= 2 * block_size (steps 02-04) */
     bool in_place;     /* overwrites its input: the harness restores it before each repeat */
-    unsigned int default_block; /* threads per block when --block is not given */
 };
 extern const struct stage_info STAGE;
 
@@ -58,6 +58,13 @@ elem_t reduce_cpu(const elem_t *input, size_t n);
 
 #define BLOCK_MIN 32u   /* one warp */
 #define BLOCK_MAX 1024u /* the most threads a block can have on every CUDA GPU */
+
+/* Threads per block when --block is not given: the largest block for a single-block stage (its
+ * n is capped at 2 * block), else 256, small enough that several blocks share a multiprocessor. */
+static inline unsigned int default_block(const struct stage_info *stage)
+{
+    return stage->single_block ? BLOCK_MAX : 256u;
+}
 
 #ifdef __cplusplus
 }

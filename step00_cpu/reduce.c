@@ -9,7 +9,6 @@
  */
 #include "reduce.h"
 
-// BEGIN kernel
 elem_t reduce_cpu(const elem_t *input, size_t n)
 {
     elem_t sum = IDENTITY;
@@ -17,4 +16,3 @@ elem_t reduce_cpu(const elem_t *input, size_t n)
         sum += input[i]; /* int32 wraps modulo 2^32 (-fwrapv), as the GPU's adds do */
     return sum;
 }
-// END kernel

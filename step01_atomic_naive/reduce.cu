@@ -11,14 +11,8 @@
 #include "check.h"
 #include "reduce.h"
 
-const struct stage_info STAGE = {
-    .on_gpu = true,
-    .single_block = false,
-    .in_place = false,
-    .default_block = 256, /* small blocks: several share a multiprocessor */
-};
+const struct stage_info STAGE = {.on_gpu = true};
 
-// BEGIN kernel
 __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
 {
     /* 64-bit: blockIdx.x * blockDim.x is 32-bit and wraps past 2^32 elements. */
@@ -26,9 +20,7 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
     if (i < n) /* the last block may run past the end */
         atomicAdd(sum, input[i]);
 }
-// END kernel
 
-// BEGIN host
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     unsigned int grid_size = (unsigned int)((n + block_size - 1) / block_size);
@@ -37,4 +29,3 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
     reduce_kernel<<<grid_size, block_size>>>(input, n, sum);
     CUDA_CHECK_LAUNCH();
 }
-// END host

@@ -13,14 +13,8 @@
 #include "check.h"
 #include "reduce.h"
 
-const struct stage_info STAGE = {
-    .on_gpu = true,
-    .single_block = true,
-    .in_place = true,
-    .default_block = 1024, /* the largest block, for the largest n: 2048 */
-};
+const struct stage_info STAGE = {.on_gpu = true, .single_block = true, .in_place = true};
 
-// BEGIN kernel
 __global__ void reduce_kernel(elem_t *input, elem_t *sum)
 {
     unsigned int t = threadIdx.x;
@@ -33,9 +27,7 @@ __global__ void reduce_kernel(elem_t *input, elem_t *sum)
     if (t == 0)
         *sum = input[0];
 }
-// END kernel
 
-// BEGIN host
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     /* One block: the harness checked n <= 2 * block_size and padded the input with the
@@ -44,4 +36,3 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
     reduce_kernel<<<1, block_size>>>(input, sum);
     CUDA_CHECK_LAUNCH();
 }
-// END host

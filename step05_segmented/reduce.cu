@@ -13,14 +13,8 @@
 #include "check.h"
 #include "reduce.h"
 
-const struct stage_info STAGE = {
-    .on_gpu = true,
-    .single_block = false,
-    .in_place = false,
-    .default_block = 256, /* small blocks: several share a multiprocessor */
-};
+const struct stage_info STAGE = {.on_gpu = true};
 
-// BEGIN kernel
 __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
 {
     __shared__ elem_t input_s[BLOCK_MAX];
@@ -39,9 +33,7 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
     if (t == 0)
         atomicAdd(sum, input_s[0]); /* blocks finish in any order: + is commutative */
 }
-// END kernel
 
-// BEGIN host
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     size_t segment_size = 2 * (size_t)block_size;
@@ -51,4 +43,3 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
     reduce_kernel<<<grid_size, block_size>>>(input, n, sum);
     CUDA_CHECK_LAUNCH();
 }
-// END host

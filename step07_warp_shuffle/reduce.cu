@@ -1,5 +1,4 @@
-/* Stage 7: warp shuffles, on a grid sized to the GPU (Harris 2007 kernels 6-7, PMPP 10.9,
- * CUB's BlockReduce).
+/* Stage 7: warp shuffles and 16-byte loads (Harris 2007 kernels 5-6, CUB's WarpReduce).
  *
  * Concept: the warp, 32 lanes that can read each other's registers. Goal: as fast as NVIDIA's CUB.
  *
@@ -7,10 +6,8 @@
  * load and a block barrier each. __shfl_down_sync lets lane l read lane l + offset's register
  * directly: a warp sums its 32 partial sums in 5 shuffles, no shared memory, no barrier. Each
  * warp's sum goes through a small shared array (one slot a warp), and warp 0 sums those.
- * Then the loads: stage 6 launched a block per segment, so a large n meant hundreds of thousands
- * of blocks that each start, load 4 elements a thread and finish. Here the grid is sized to fill
- * the GPU once and each block walks its segments with a grid-stride loop; each load is 16 bytes
- * (elem4_t, four elements), with COARSE_FACTOR * 2 of them in flight before the first add.
+ * And each load is 16 bytes (elem4_t, four elements): a quarter of the load instructions for the
+ * same bytes, COARSE_FACTOR * 2 of them in flight before the first add.
  * Pitfall: the 2007 version unrolled the last warp with `volatile` shared memory and no
  * synchronisation. Since Volta the lanes of a warp are scheduled independently: that is a data
  * race. The _sync shuffle, with the mask of lanes taking part, is both correct and faster.
@@ -18,24 +15,17 @@
 #include "check.h"
 #include "reduce.h"
 
-#define COARSE_FACTOR 2
+#define COARSE_FACTOR 2 /* loads in flight a thread: COARSE_FACTOR * 2 (bench/variants/) */
 #define WARP_SIZE 32
 #define FULL_MASK 0xffffffffu /* all 32 lanes take part in each shuffle */
 
-const struct stage_info STAGE = {
-    .on_gpu = true,
-    .single_block = false,
-    .in_place = false,
-    .default_block = 256, /* small blocks: several share a multiprocessor */
-};
+const struct stage_info STAGE = {.on_gpu = true};
 
-// BEGIN kernel
 /* Sums x over the 32 lanes of a warp through registers; the warp's sum is valid in lane 0. */
 __device__ elem_t warp_reduce(elem_t x)
 {
-    /* Each round, lane l adds the x of lane l + offset: 16, 8, 4, 2, 1. */
     for (unsigned int offset = WARP_SIZE / 2; offset >= 1; offset /= 2)
-        x += __shfl_down_sync(FULL_MASK, x, offset);
+        x += __shfl_down_sync(FULL_MASK, x, offset); /* lane l adds lane l + offset's x */
     return x;
 }
 
@@ -46,6 +36,7 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
     const elem4_t *input4 = (const elem4_t *)input; /* cudaMalloc aligns to 256 bytes */
     size_t n4 = n / 4;
     elem_t partial = IDENTITY;
+    /* 64-bit: n may pass 2^32 */
     for (size_t segment = COARSE_FACTOR * 2 * (size_t)blockDim.x * blockIdx.x; segment < n4;
          segment += COARSE_FACTOR * 2 * (size_t)blockDim.x * gridDim.x) {
         size_t i = segment + t;
@@ -56,8 +47,7 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
                 partial += v.x + v.y + v.z + v.w;
             }
     }
-    /* The last n % 4 elements, past the last whole vector. */
-    if (blockIdx.x == 0 && t < n % 4)
+    if (blockIdx.x == 0 && t < n % 4) /* the last n % 4 elements, past the last whole vector */
         partial += input[4 * n4 + t];
     partial = warp_reduce(partial);
     unsigned int lane = t % WARP_SIZE, warp = t / WARP_SIZE;
@@ -65,15 +55,12 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
         warp_sums[warp] = partial;
     __syncthreads(); /* every warp's sum is written before warp 0 reads them */
     if (warp == 0) {
-        partial = lane < blockDim.x / WARP_SIZE ? warp_sums[lane] : IDENTITY;
-        partial = warp_reduce(partial);
+        partial = warp_reduce(lane < blockDim.x / WARP_SIZE ? warp_sums[lane] : IDENTITY);
         if (lane == 0)
             atomicAdd(sum, partial); /* blocks finish in any order: + is commutative */
     }
 }
-// END kernel
 
-// BEGIN host
 void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     size_t segment_size = COARSE_FACTOR * 2 * (size_t)block_size * 4;
@@ -91,4 +78,3 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
     reduce_kernel<<<grid_size, block_size>>>(input, n, sum);
     CUDA_CHECK_LAUNCH();
 }
-// END host

@@ -31,9 +31,9 @@
 
 /* Two stages as the harness sees them: one that takes any n, one that works in a single block. */
 static const struct stage_info MULTI = {
-    .on_gpu = true, .single_block = false, .in_place = false, .default_block = 256};
+    .on_gpu = true, .single_block = false, .in_place = false};
 static const struct stage_info SINGLE = {
-    .on_gpu = true, .single_block = true, .in_place = true, .default_block = 1024};
+    .on_gpu = true, .single_block = true, .in_place = true};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 24
@@ -273,7 +273,7 @@ static struct expect model(int argc, char **argv, const struct stage_info *stage
 {
     struct expect e = {.rc = 0, .word = NULL};
     e.opt = (struct options){
-        .n = 0, .seed = 1, .reps = DEFAULT_REPS, .block = stage->default_block, .input_path = NULL};
+        .n = 0, .seed = 1, .reps = DEFAULT_REPS, .block = default_block(stage), .input_path = NULL};
     bool n_given = false;
     int i = 1;
     for (; i < argc; ++i) {
