@@ -21,7 +21,10 @@ STAGES := $(patsubst %/,%,$(sort $(wildcard step[0-9][0-9]_*/)))
 SHORT := $(foreach s,$(STAGES),$(firstword $(subst _, ,$(s))))# step00 step01 ...
 GPU_SHORT := $(filter-out step00,$(SHORT))
 long = $(filter $(1)_%,$(STAGES))# step04 -> step04_smem
-src = $(wildcard $(call long,$(1))/reduce.c*)# step04 -> step04_smem/reduce.cu
+# Variants: one stage with one change, kept as bench/variants/NAME.patch (bench/variant.sh).
+VARIANTS := $(basename $(notdir $(wildcard bench/variants/*.patch)))
+name = $(or $(call long,$(1)),$(1))# step04 -> step04_smem, step06_cf4 -> step06_cf4
+src = $(or $(wildcard $(call long,$(1))/reduce.c*),$(BUILD)/variants/$(1).cu)# the stage's file
 
 CFLAGS := -std=c11 -O2 -Wall -Wextra -fwrapv -Icommon $(TYPEFLAGS)
 NVCCFLAGS := -std=c++20 -O3 -arch=$(ARCH) -lineinfo -Icommon $(TYPEFLAGS) \
@@ -50,7 +53,7 @@ TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/tes
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
 .PHONY: all help run test deps diff bench plot profile sanitize accuracy accuracy-tables slides \
-        clean $(SHORT)
+        clean variants $(SHORT)
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -82,6 +85,9 @@ diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04)
 bench: $(addprefix $(BUILD)/bench_,$(GPU_SHORT)) ## every GPU stage against CUB and a copy, 2^10..2^30: CSV + plot
 	@bash bench/run.sh $(BUILD) $(GPU_SHORT)
 
+variants: $(addprefix $(BUILD)/bench_,step04 step06 step07 $(VARIANTS)) ## the stages and each bench/variants/ patch against CUB, one run: bench/<gpu>/variants.csv (GPU)
+	@BENCH_CSV=variants.csv bash bench/run.sh $(BUILD) step04 step06 step07 $(VARIANTS)
+
 plot: ## redraw the benchmark plot from a CSV without a GPU (CSV=bench/<gpu>/results.csv)
 	@csv="$(CSV)"; [ -n "$$csv" ] || csv=$$(ls -t bench/*/results.csv 2>/dev/null | head -n 1); \
 	 [ -n "$$csv" ] || { echo "make plot: no bench/*/results.csv yet: run make bench on a GPU." >&2; exit 2; }; \
@@ -92,7 +98,7 @@ profile: $(BUILD)/$(or $(STEP:%=step%),step07) ## Nsight Compute on one stage (S
 	    $(BUILD)/step$(or $(STEP),07) --n $(or $(N),67108864) --reps 1
 
 sanitize: $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) ## compute-sanitizer on every GPU stage (GPU); must catch tests/broken/
-	@COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD)
+	@COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD) $(GPU_SHORT)
 
 accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)
 	@$(MAKE) --no-print-directory TYPE=float accuracy-tables
@@ -122,22 +128,26 @@ $(OBJ)/stage_step00.o: common/cpu_stage.c common/reduce.h | $(OBJ)
 	$(CC) $(CFLAGS) -c $< -o $@
 $(OBJ)/stage_%.o: common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -c $(call src,$*) -o $@
-$(foreach s,$(GPU_SHORT),$(eval $(OBJ)/stage_$(s).o: $(call src,$(s))))
+$(foreach s,$(GPU_SHORT) $(VARIANTS),$(eval $(OBJ)/stage_$(s).o: $(call src,$(s))))
+
+$(BUILD)/variants/%.cu: bench/variants/%.patch bench/variant.sh
+	@mkdir -p $(@D)
+	@bash bench/variant.sh $< $@
 
 $(OBJ)/main_%.o: common/main.c common/*.h | $(OBJ)
-	$(CC) $(CFLAGS) -DSTAGE_NAME='"$(call long,$*)"' -c $< -o $@
+	$(CC) $(CFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
 $(BUILD)/%: $(OBJ)/main_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
 $(OBJ)/bench_%.o: common/bench.cu common/*.h | $(OBJ)
-	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call long,$*)"' -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
 $(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
 $(OBJ)/accuracy_%.o: common/accuracy.cu common/*.h | $(OBJ)
-	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call long,$*)"' -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
 $(BUILD)/accuracy_%: $(OBJ)/accuracy_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
@@ -148,7 +158,7 @@ $(BUILD)/broken/%: tests/broken/%.cu common/check.h
 
 # --- tests ----------------------------------------------------------------------------------
 $(OBJ)/test_stage_%.o: tests/test_stage.c tests/*.h common/*.h | $(OBJ)
-	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DSTAGE_NAME='"$(call long,$*)"' -c $< -o $@
+	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
 $(OBJ)/test_%.o: tests/test_%.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' -c $< -o $@

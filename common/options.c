@@ -50,12 +50,16 @@ static void usage(FILE *out, const char *stage_name, const struct stage_info *st
             "  --seed S      seed of the random input (default: 1)\n"
             "  --reps R      timed repeats, the median is reported (default: %d)\n"
             "  --block B     threads per block, a power of two in [%u, %u] (default: %u)\n"
+            "%s"
             "Prints: stage device n sum ref result median_ms GB/s peak%%\n"
             "Exit status: 0 ok, 1 wrong sum, 2 bad usage or input, 3 no CUDA device or CUDA "
             "error.\n",
             stage_name, stage_name,
             stage->single_block ? 2 * (size_t)default_block(stage) : DEFAULT_N, DEFAULT_REPS,
-            BLOCK_MIN, BLOCK_MAX, default_block(stage));
+            BLOCK_MIN, BLOCK_MAX, default_block(stage),
+            !stage->on_gpu        ? "This stage runs on the CPU.\n"
+            : stage->single_block ? "This stage runs one thread block: it takes n <= 2 x block.\n"
+                                  : "");
 }
 
 int options_check_n(size_t n, unsigned int block, const char *stage_name,
