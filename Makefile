@@ -161,7 +161,8 @@ $(OBJ)/test_stage_%.o: tests/test_stage.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
 $(OBJ)/test_%.o: tests/test_%.c tests/*.h common/*.h | $(OBJ)
-	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' -c $< -o $@
+	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' \
+	    -DSTAGE_LIST='"$(STAGES)"' -c $< -o $@
 
 $(BUILD)/test_harness: $(OBJ)/test_options.o $(OBJ)/test_npy.o $(OBJ)/test_reference.o \
                        $(OBJ)/test_fuzz_options.o $(OBJ)/test_tolerance.o $(HARNESS)

@@ -26,6 +26,7 @@
 #include "gpu_test.h"
 #include "harness.h"
 #include "npy.h"
+#include "stages.h"
 
 #ifndef BUILD_DIR
 #define BUILD_DIR "build"
@@ -33,14 +34,6 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define ALARM_S 30
-
-static const char *const STAGES[] = {"step00", "step01", "step02", "step03",
-                                     "step04", "step05", "step06", "step07"};
-static const char *const LONG_NAMES[] = {
-    "step00_cpu",  "step01_atomic_naive", "step02_blocked",   "step03_strided",
-    "step04_smem", "step05_segmented",    "step06_coarsened", "step07_warp_shuffle"};
-static const int SINGLE_BLOCK[] = {0, 0, 1, 1, 1, 0, 0, 0};
-static const int ON_GPU[] = {0, 1, 1, 1, 1, 1, 1, 1};
 
 struct result {
     int status; /* the exit status, or -1 when killed by a signal */
@@ -119,20 +112,20 @@ static const char *show(char *const *args)
 static void expect_one_line(int s, char *const *args, const struct result *r, int want)
 {
     const char *line = show(args);
-    cr_expect_eq(r->signal, 0, "%s %s: killed by signal %d%s", STAGES[s], line, r->signal,
+    cr_expect_eq(r->signal, 0, "%s %s: killed by signal %d%s", stages[s].program, line, r->signal,
                  r->signal == SIGALRM ? " (hung)" : "");
-    cr_expect_eq(r->status, want, "%s %s: exit status %d, expected %d: %s", STAGES[s], line,
+    cr_expect_eq(r->status, want, "%s %s: exit status %d, expected %d: %s", stages[s].program, line,
                  r->status, want, r->err);
-    cr_expect_str_empty(r->out, "%s %s: wrote to stdout: %s", STAGES[s], line, r->out);
+    cr_expect_str_empty(r->out, "%s %s: wrote to stdout: %s", stages[s].program, line, r->out);
     size_t len = strlen(r->err);
     cr_expect(len > 10 && strchr(r->err, '\n') == r->err + len - 1,
-              "%s %s: stderr is not one line: '%s'", STAGES[s], line, r->err);
+              "%s %s: stderr is not one line: '%s'", stages[s].program, line, r->err);
     if (want != EXIT_USAGE)
         return;
     char prefix[64];
-    snprintf(prefix, sizeof prefix, "%s: ", LONG_NAMES[s]);
+    snprintf(prefix, sizeof prefix, "%s: ", stages[s].name);
     cr_expect(strncmp(r->err, prefix, strlen(prefix)) == 0, "%s %s: does not start with '%s': %s",
-              STAGES[s], line, prefix, r->err);
+              stages[s].program, line, prefix, r->err);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -185,9 +178,10 @@ Test(hostile, bad_command_lines_exit_2_before_cuda)
         LINE("--", "--n", "5"),
     };
     struct result r;
-    for (size_t s = 0; s < COUNT(STAGES); ++s)
+    stages_load();
+    for (int s = 0; s < n_stages; ++s)
         for (size_t l = 0; l < COUNT(lines); ++l) {
-            run(STAGES[s], lines[l], 1, &r);
+            run(stages[s].program, lines[l], 1, &r);
             expect_one_line((int)s, lines[l], &r, EXIT_USAGE);
         }
 }
@@ -198,13 +192,15 @@ Test(hostile, single_block_limit_exit_2_before_cuda)
     char *const *lines[] = {LINE("--n", "40000000000"), LINE("--n", "2049"),
                             LINE("--block", "32", "--n", "65")};
     struct result r;
-    for (size_t s = 0; s < COUNT(STAGES); ++s) {
-        if (!SINGLE_BLOCK[s])
+    stages_load();
+    for (int s = 0; s < n_stages; ++s) {
+        if (!stages[s].single_block)
             continue;
         for (size_t l = 0; l < COUNT(lines); ++l) {
-            run(STAGES[s], lines[l], 1, &r);
+            run(stages[s].program, lines[l], 1, &r);
             expect_one_line((int)s, lines[l], &r, EXIT_USAGE);
-            cr_expect_not_null(strstr(r.err, "step05_segmented"), "%s: %s", STAGES[s], r.err);
+            cr_expect_not_null(strstr(r.err, "step05_segmented"), "%s: %s", stages[s].program,
+                               r.err);
         }
     }
 }
@@ -258,8 +254,9 @@ Test(hostile, bad_npy_files_exit_2_before_cuda)
     for (size_t f = 0; f < COUNT(files); ++f) {
         const char *path = write_file(file, npy_bytes(file, files[f].dict, files[f].data_len));
         char *args[] = {"--input", (char *)path, NULL};
-        for (size_t s = 0; s < COUNT(STAGES); ++s) {
-            run(STAGES[s], args, 1, &r);
+        stages_load();
+        for (int s = 0; s < n_stages; ++s) {
+            run(stages[s].program, args, 1, &r);
             expect_one_line((int)s, args, &r, EXIT_USAGE);
         }
         unlink(path);
@@ -270,8 +267,9 @@ Test(hostile, bad_npy_files_exit_2_before_cuda)
     for (size_t f = 0; f < COUNT(tiny); ++f) {
         const char *path = write_file(tiny[f], tiny_len[f]);
         char *args[] = {"--input", (char *)path, NULL};
-        for (size_t s = 0; s < COUNT(STAGES); ++s) {
-            run(STAGES[s], args, 1, &r);
+        stages_load();
+        for (int s = 0; s < n_stages; ++s) {
+            run(stages[s].program, args, 1, &r);
             expect_one_line((int)s, args, &r, EXIT_USAGE);
         }
         unlink(path);
@@ -286,15 +284,16 @@ static void expect_not_enough_device_memory(const char *n)
 {
     char *args[] = {"--n", (char *)n, "--reps", "1", NULL};
     struct result r;
-    for (size_t s = 0; s < COUNT(STAGES); ++s) {
-        if (!ON_GPU[s] || SINGLE_BLOCK[s])
+    stages_load();
+    for (int s = 0; s < n_stages; ++s) {
+        if (!stages[s].on_gpu || stages[s].single_block)
             continue;
-        run(STAGES[s], args, 0, &r);
+        run(stages[s].program, args, 0, &r);
         expect_one_line((int)s, args, &r, EXIT_NO_GPU);
-        cr_expect_not_null(strstr(r.err, "not enough device memory"), "%s --n %s: %s", STAGES[s], n,
-                           r.err);
-        cr_expect_not_null(strstr(r.err, "--n"), "%s --n %s: says not what to do: %s", STAGES[s], n,
-                           r.err);
+        cr_expect_not_null(strstr(r.err, "not enough device memory"), "%s --n %s: %s",
+                           stages[s].program, n, r.err);
+        cr_expect_not_null(strstr(r.err, "--n"), "%s --n %s: says not what to do: %s",
+                           stages[s].program, n, r.err);
     }
 }
 
@@ -329,11 +328,12 @@ Test(hostile, n_at_the_address_limit_is_refused)
     snprintf(n, sizeof n, "%zu", SIZE_MAX / sizeof(elem_t));
     char *args[] = {"--n", n, "--reps", "1", NULL};
     struct result r;
-    for (size_t s = 0; s < COUNT(STAGES); ++s) {
-        if (!ON_GPU[s] || SINGLE_BLOCK[s])
+    stages_load();
+    for (int s = 0; s < n_stages; ++s) {
+        if (!stages[s].on_gpu || stages[s].single_block)
             continue;
-        run(STAGES[s], args, 0, &r);
+        run(stages[s].program, args, 0, &r);
         expect_one_line((int)s, args, &r, r.status == EXIT_USAGE ? EXIT_USAGE : EXIT_NO_GPU);
-        cr_expect(strstr(r.err, "not enough"), "%s --n %s: %s", STAGES[s], n, r.err);
+        cr_expect(strstr(r.err, "not enough"), "%s --n %s: %s", stages[s].program, n, r.err);
     }
 }

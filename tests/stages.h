@@ -1,0 +1,55 @@
+/* stages.h: the stages under test, for test programs that run every stage's program.
+ *
+ * The list comes from the Makefile (-DSTAGE_LIST="step00_cpu step01_atomic_naive ..."), which
+ * takes it from the folders: it is written nowhere else. What each stage can take comes from its
+ * own program's --help ("runs one thread block", "runs on the CPU"), so no test restates it. */
+#ifndef STAGES_H
+#define STAGES_H
+
+#include <criterion/criterion.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef STAGE_LIST
+#error "build with -DSTAGE_LIST=\"step00_cpu step01_...\" (the Makefile does)"
+#endif
+#ifndef BUILD_DIR
+#define BUILD_DIR "build"
+#endif
+
+struct stage {
+    char name[64];     /* step05_segmented */
+    char program[8];   /* step05: BUILD_DIR/step05 */
+    bool single_block; /* takes n <= 2 x block */
+    bool on_gpu;       /* needs a CUDA device */
+};
+
+#define MAX_STAGES 32
+static struct stage stages[MAX_STAGES];
+static int n_stages;
+
+/* Fills stages[0..n_stages) once: the names from STAGE_LIST, the rest from each --help. */
+static void stages_load(void)
+{
+    if (n_stages > 0)
+        return;
+    char list[] = STAGE_LIST;
+    for (char *name = strtok(list, " "); name != NULL; name = strtok(NULL, " ")) {
+        cr_assert(n_stages < MAX_STAGES, "more than %d stages", MAX_STAGES);
+        struct stage *s = &stages[n_stages++];
+        snprintf(s->name, sizeof s->name, "%s", name);
+        snprintf(s->program, sizeof s->program, "%.6s", name);
+        char cmd[256], help[4096] = "";
+        snprintf(cmd, sizeof cmd, "%s/%s --help 2>&1", BUILD_DIR, s->program);
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p, "cannot run %s", cmd);
+        help[fread(help, 1, sizeof help - 1, p)] = '\0';
+        cr_assert_eq(pclose(p), 0, "%s failed: %s", cmd, help);
+        s->single_block = strstr(help, "runs one thread block") != NULL;
+        s->on_gpu = strstr(help, "runs on the CPU") == NULL;
+    }
+    cr_assert(n_stages > 0, "STAGE_LIST is empty");
+}
+
+#endif
