@@ -22,8 +22,9 @@ import sys
 
 # One entry per counter, in the order of the lessons: (column label, unit shown, scale, decimals,
 # names). names: ncu's name for it, newest first; an older ncu may know only a later one. NAME[OP]
-# is the instance OP of an instanced metric. Nsight Compute 2025.3.1 lists every name on an NVIDIA
-# H200 (GH100) and measured the first ones there; metrics/README.md says what each counter means.
+# is the instance OP of an instanced metric. Nsight Compute 2025.3.1 on an NVIDIA H200 (GH100) lists
+# every name (sass__ among its source metrics, launch__ among its launch attributes) and measured
+# the first of each there (metrics/NVIDIA_H200/); metrics/README.md says what each counter means.
 COUNTERS = [
     ("time", "µs", 1e-3, 2, ["gpu__time_duration.sum"]),
     ("grid", "blocks", 1, 0, ["launch__grid_size"]),
