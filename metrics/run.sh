@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# run.sh BUILD STAGE... [NAME=PATH[:ARGS]...]: the hardware counters that explain each stage's time.
+# Runs Nsight Compute (ncu) once per program, on the first launch of reduce_kernel (the warm-up),
+# keeps metrics/<gpu name>/metrics.csv (one row per stage and counter) and metrics.md (one row per
+# stage), and prints the Markdown table. metrics/table.py chooses the counters and makes the tables.
+#   stepNN            BUILD/stepNN: n = 2048 and --block 1024 for the single-block steps 02-04,
+#                     n = 2^24 (METRICS_N) with the stage's default block for the others
+#   NAME=PATH[:ARGS]  any other program built on the harness, e.g. a variant kernel, with its
+#                     arguments (spaces or commas between them; --reps 1 is added):
+#                     step04_interleaved=build/variants/step04_interleaved:--n,2048,--block,1024
+# NCU=/path/to/ncu chooses the profiler; METRICS_OUT, the folder for <gpu name>/ (default: metrics/).
+# Each run's whole output goes to BUILD/metrics/NAME.log, its report to BUILD/metrics/NAME.ncu-rep.
+# Exit status: 0 ok; 1 a program failed (a wrong sum, an error) or ncu profiled nothing; 2 bad
+# usage; 3 no ncu, no CUDA device, or the GPU's counters restricted to admin users.
+set -uo pipefail
+here=$(dirname "$0")
+py=${PYTHON:-python3}
+die() { # die STATUS SENTENCE
+    echo "metrics: $2" >&2
+    exit "$1"
+}
+[ $# -ge 2 ] || die 2 "usage: metrics/run.sh BUILD STAGE... [NAME=PATH[:ARGS]...] (make metrics runs it)"
+build=$1
+shift
+logs=$build/metrics
+mkdir -p "$logs" || die 2 "cannot create $logs."
+command -v "$py" >/dev/null || die 2 "the tables need Python 3 ($py not found; PYTHON=/path/to/python3 chooses another)."
+
+ncu=${NCU:-ncu}
+command -v "$ncu" >/dev/null || [ -n "${NCU:-}" ] || ncu=/usr/local/cuda/bin/ncu
+ncu=$(command -v "$ncu") ||
+    die 3 "Nsight Compute's ncu was not found (${NCU:-not on PATH, not /usr/local/cuda/bin/ncu}); it ships with the CUDA toolkit, e.g. /usr/local/cuda/bin/ncu: put its folder on PATH or set NCU=/path/to/ncu."
+version=$("$ncu" --version 2>/dev/null | sed -n 's/^Version \([^ ]*\).*/\1/p')
+no_permission="the GPU's performance counters are restricted to admin users (ERR_NVGPUCTRPERM): run as root (sudo make metrics), or have an administrator set the NVIDIA driver option NVreg_RestrictProfilingToAdminUsers=0; see https://developer.nvidia.com/ERR_NVGPUCTRPERM"
+
+# The counters this GPU has: ncu ignores a name it does not know, so table.py checks each first.
+"$ncu" --query-metrics >"$logs/query.txt" 2>&1
+grep -q ERR_NVGPUCTRPERM "$logs/query.txt" && die 3 "$no_permission"
+metrics=$("$py" "$here/table.py" names "$logs/query.txt") || die 2 "$py $here/table.py failed."
+profile=("$ncu" --clock-control none -k regex:reduce_kernel -c 1 --metrics "$metrics")
+
+rows=$(mktemp /tmp/reduction-metrics-XXXXXX.csv)
+trap 'rm -f "$rows"' EXIT
+status=0 gpu=""
+for spec in "$@"; do
+    if [[ $spec == *=* ]]; then # NAME=PATH[:ARGS]
+        name=${spec%%=*} prog=${spec#*=} args=""
+        [[ $prog == *:* ]] && args=${prog#*:} prog=${prog%%:*}
+        args=${args//,/ }
+        [[ $args == *--reps* ]] || args+=" --reps 1"
+    else
+        name=$spec prog=$build/$spec
+        case $spec in
+        step02 | step03 | step04) args="--n 2048 --block 1024 --reps 1" ;; # one block: n <= 2 x block
+        *) args="--n ${METRICS_N:-16777216} --reps 1" ;;
+        esac
+    fi
+    [[ $name =~ ^[A-Za-z0-9._-]+$ ]] || die 2 "'$name' is not a usable name: letters, digits, '.', '_', '-'."
+    [[ -x $prog && ! -d $prog ]] || die 2 "$name: $prog is not a program (make ARCH=... all builds the stages)."
+    log=$logs/$name.log
+    rm -f "$logs/$name.ncu-rep"
+    # shellcheck disable=SC2086 # ARGS are words
+    "${profile[@]}" -o "$logs/$name" -f "$prog" $args >"$log" 2>&1
+    rc=$?
+    grep -q ERR_NVGPUCTRPERM "$log" && die 3 "$no_permission"
+    if grep -q "no CUDA device" "$log"; then
+        die 3 "$(grep -m 1 -o 'no CUDA device[^;]*' "$log"): Nsight Compute needs an NVIDIA GPU."
+    fi
+    line=$(grep -m 1 '^stage=' "$log")
+    if [[ $line == *" result=MISMATCH"* ]]; then
+        echo "metrics: $name gave a wrong sum (exit status $rc): $line" >&2
+        status=1
+        continue
+    elif [ $rc -ne 0 ] || [[ $line != *" result=ok"* ]]; then # the program's own words, else ncu's
+        why=$(grep -v '^==' "$log" | head -n 2 | tr '\n' ' ')
+        why=${why:-$(grep -m 1 '^==ERROR==' "$log")}
+        echo "metrics: $name failed (exit status $rc): ${why:-no output} (see $log)" >&2
+        status=1
+        continue
+    fi
+    if [ ! -f "$logs/$name.ncu-rep" ]; then
+        echo "metrics: ncu profiled no kernel named reduce_kernel in $name (see $log)." >&2
+        status=1
+        continue
+    fi
+    "$ncu" --import "$logs/$name.ncu-rep" --csv --page raw --print-units base \
+        --print-metric-instances details >"$logs/$name.csv" 2>>"$log"
+    stage=$(sed -n 's/^stage=\([^ ]*\).*/\1/p' <<<"$line")
+    n=$(sed -n 's/.* n=\([0-9]*\).*/\1/p' <<<"$line")
+    device=$(sed -n 's/.* device="\([^"]*\)".*/\1/p' <<<"$line")
+    [[ $spec == *=* ]] && stage=$name # a variant goes by the name it was given
+    gpu=${gpu:-$device}
+    "$py" "$here/table.py" rows "$stage" "$n" "$device" "$logs/$name.csv" >>"$rows" || status=1
+done
+[ $status -eq 0 ] || die 1 "not writing metrics/: a program above failed."
+
+dir="${METRICS_OUT:-$here}/$(printf '%s' "$gpu" | tr -c 'A-Za-z0-9._-' '_')"
+mkdir -p "$dir"
+{
+    echo "gpu,stage,n,block,metric,value,unit"
+    cat "$rows"
+} >"$dir/metrics.csv"
+command="ncu --clock-control none -k regex:reduce_kernel -c 1 --metrics <metric column of metrics.csv> $build/stepNN --n N [--block 1024] --reps 1"
+"$py" "$here/table.py" markdown "$dir/metrics.csv" "${version:-(unknown version)}" "$command" >"$dir/metrics.md"
+echo "wrote $dir/metrics.csv and $dir/metrics.md"
+echo
+cat "$dir/metrics.md"

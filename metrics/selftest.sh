@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# selftest.sh: checks metrics/ on a machine without a GPU. First table.py's parsing of real
+# NVIDIA H200 output (testdata/), then run.sh end to end with testdata/fake_ncu standing in for
+# ncu and small scripts for the stage programs: the tables, a variant given as NAME=PATH:ARGS, and
+# each failure's sentence and exit status.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /tmp/reduction-metrics-test-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+python3 "$here/table.py" selftest || failed=$((failed + 1))
+
+# fake SHORT LONG RESULT STATUS: a stand-in for build/SHORT that prints the harness's line
+fake() {
+    cat >"$tmp/build/$1" <<END
+#!/usr/bin/env bash
+n=16777216
+while [ \$# -gt 0 ]; do [ "\$1" = --n ] && n=\$2; shift; done
+echo "stage=$2 device=\"NVIDIA H200\" n=\$n sum=228 ref=228 result=$3 median_ms=0.1 GB/s=0.1 peak%=0.0"
+exit $4
+END
+    chmod +x "$tmp/build/$1"
+}
+mkdir -p "$tmp/build"
+fake step02 step02_blocked ok 0
+fake step05 step05_segmented ok 0
+fake step03 step03_strided MISMATCH 1
+fake variant step04_smem ok 0
+printf '#!/bin/sh\necho "step07_warp_shuffle: no CUDA device (the driver sees no GPU); this stage needs an NVIDIA GPU (step00_cpu runs without)." >&2\nexit 3\n' >"$tmp/build/step07"
+chmod +x "$tmp/build/step07"
+
+# expect STATUS TEXT COMMAND...: the command exits with STATUS and prints TEXT
+expect() {
+    local want=$1 text=$2 out rc
+    shift 2
+    out=$(NCU=${NCU:-$here/testdata/fake_ncu} METRICS_OUT=$tmp/out "$@" 2>&1)
+    rc=$?
+    if [ $rc -ne "$want" ] || [[ $out != *"$text"* ]]; then
+        echo "selftest: '$*' exited $rc, printing:" >&2
+        echo "$out" >&2
+        echo "selftest: expected exit status $want and '$text'" >&2
+        failed=$((failed + 1))
+    fi
+}
+run=(bash "$here/run.sh" "$tmp/build")
+expect 0 "| step05_segmented | 16,777,216 | 3.23 |" "${run[@]}" step02 step05 "variant=$tmp/build/variant:--n,2048"
+csv=$tmp/out/NVIDIA_H200/metrics.csv
+grep -q '^NVIDIA H200,variant,2048,1024,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,256,sector$' "$csv" ||
+    { echo "selftest: $csv lacks the variant's global load sectors" >&2; failed=$((failed + 1)); }
+grep -q '^NVIDIA H200,step05_segmented,16777216,' "$csv" ||
+    { echo "selftest: $csv lacks step05 at n = 2^24" >&2; failed=$((failed + 1)); }
+expect 1 "step03 gave a wrong sum" "${run[@]}" step02 step03
+expect 3 "no CUDA device (the driver sees no GPU): Nsight Compute needs an NVIDIA GPU." "${run[@]}" step07
+expect 3 "NVreg_RestrictProfilingToAdminUsers=0" env FAKE_NCU_DENY=1 "${run[@]}" step02
+expect 1 "ncu profiled no kernel named reduce_kernel in step02" env FAKE_NCU_NO_KERNEL=1 "${run[@]}" step02
+NCU=$tmp/no/ncu expect 3 "ncu was not found ($tmp/no/ncu)" "${run[@]}" step02
+expect 2 "is not a program" "${run[@]}" step99
+expect 2 "usage" bash "$here/run.sh"
+echo "metrics selftest (run.sh): $([ $failed -eq 0 ] && echo ok || echo "$failed failed")"
+exit $((failed > 0))

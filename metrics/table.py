@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""table.py: the counters `make metrics` asks Nsight Compute for, and the tables made of them.
+
+    table.py names QUERY.txt              the --metrics list for ncu: for each counter, the first of
+                                          its names that `ncu --query-metrics` (saved in QUERY.txt)
+                                          lists; a counter the GPU lists under none is left out
+    table.py rows STAGE N GPU REPORT.csv  one stage's rows of metrics.csv, from the CSV that
+                                          `ncu --import R.ncu-rep --csv --page raw` (or --page details)
+                                          prints
+    table.py markdown METRICS.csv NCU_VERSION COMMAND
+                                          the Markdown table of metrics.csv, one row per stage
+    table.py selftest                     parses metrics/testdata/ (real H200 output) and checks it
+
+metrics.csv is long: gpu,stage,n,block,metric,value,unit, one row per stage and counter, the value
+in ncu's base unit. Python 3 standard library only.
+"""
+import contextlib
+import csv
+import io
+import os
+import sys
+
+# One entry per counter, in the order of the lessons: (column label, unit shown, scale, decimals,
+# names). names: ncu's name for it, newest first; an older ncu may know only a later one. NAME[OP]
+# is the instance OP of an instanced metric. Nsight Compute 2025.3.1 on an NVIDIA H200 (GH100) lists
+# every name (sass__ among its source metrics, launch__ among its launch attributes) and measured
+# the first of each there (metrics/NVIDIA_H200/); metrics/README.md says what each counter means.
+COUNTERS = [
+    ("time", "µs", 1e-3, 2, ["gpu__time_duration.sum"]),
+    ("grid", "blocks", 1, 0, ["launch__grid_size"]),
+    ("block", "threads", 1, 0, ["launch__block_size"]),
+    ("warp inst", "", 1, 0, ["smsp__inst_executed.sum"]),
+    # divergence, 2 -> 3
+    ("active threads / inst", "of 32", 1, 2,
+     ["smsp__average_thread_inst_executed_per_inst_executed.ratio",
+      "smsp__thread_inst_executed_per_inst_executed.ratio"]),
+    ("predicated-on threads / inst", "of 32", 1, 2,
+     ["smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio",
+      "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"]),
+    # coalescing, 2 -> 3 -> 4; global writes, 3 -> 4
+    ("global ld requests", "", 1, 0, ["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]),
+    ("global ld sectors", "32 B", 1, 0, ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]),
+    ("global st sectors", "32 B", 1, 0, ["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]),
+    # DRAM, 1 and 5 -> 7
+    ("DRAM read", "MB", 1e-6, 2, ["dram__bytes_read.sum"]),
+    ("DRAM write", "MB", 1e-6, 2, ["dram__bytes_write.sum"]),
+    ("DRAM", "% of peak", 1, 1, ["dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
+    # shared memory and its bank conflicts, 4 -> 7
+    ("shared ld inst", "", 1, 0, ["smsp__inst_executed_op_shared_ld.sum"]),
+    ("shared st inst", "", 1, 0, ["smsp__inst_executed_op_shared_st.sum"]),
+    ("bank conflicts ld", "", 1, 0, ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]),
+    ("bank conflicts st", "", 1, 0, ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]),
+    # barriers, 5 -> 6 -> 7: no hardware counter counts them, ncu's instrumented count per opcode does
+    ("barriers (BAR inst)", "", 1, 0, ["sass__inst_executed_per_opcode[BAR]"]),
+    ("barrier wait", "warp-cycles", 1, 0, ["smsp__warps_issue_stalled_barrier.sum"]),
+    # atomics, 1 -> 5 -> 6; REDUX: the compiler summed a warp's atomicAdd operands first
+    ("RED inst", "", 1, 0, ["smsp__inst_executed_op_global_red.sum"]),
+    ("REDUX inst", "", 1, 0, ["sass__inst_executed_per_opcode[REDUX]"]),
+    ("RED requests L1", "", 1, 0, ["l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"]),
+    ("RED requests L2", "", 1, 0, ["lts__t_requests_srcunit_tex_op_red.sum"]),
+    ("ATOM requests L1", "", 1, 0, ["l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"]),
+]
+
+TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
+
+
+def warn(message):
+    print("metrics: " + message, file=sys.stderr)
+
+
+def listed_metrics(query_text):
+    """The base names in `ncu --query-metrics` output (its first column), or None when the text
+    holds no such table (no GPU, no permission, another error)."""
+    lines = query_text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("Metric Name")), None)
+    if start is None:
+        return None
+    names = set()
+    for line in lines[start + 1:]:
+        word = line.split(None, 1)[0] if line.strip() else ""
+        if word and not word.startswith("-"):
+            names.add(word)
+    return names
+
+
+def metric(name):
+    """ncu's name for a counter's name: sass__inst_executed_per_opcode[BAR] -> its metric."""
+    return name.split("[")[0]
+
+
+def choose_names(query_text):
+    """The metrics to ask ncu for: per counter, the first name whose base (up to the first dot) the
+    GPU lists. launch__ (launch attributes) and sass__ (instrumented) metrics are not in that list;
+    they are asked for as they are."""
+    listed = listed_metrics(query_text)
+    if not listed:
+        warn("`ncu --query-metrics` listed no metrics, so none could be checked; "
+             "asking for every counter by its newest name.")
+    chosen = []
+    for label, _, _, _, names in COUNTERS:
+        ok = [n for n in names if not listed or n.startswith(("launch__", "sass__")) or
+              n.split(".")[0] in listed]
+        if not ok:
+            warn("this GPU lists none of %s (%s): left out." % (", ".join(names), label))
+        elif metric(ok[0]) not in chosen:
+            chosen.append(metric(ok[0]))
+    return chosen
+
+
+def number(text):
+    """ncu's value as a float: '11,264' -> 11264.0, '32,768 (0: 32,768)' (with its instances)
+    -> 32768.0; None for 'n/a', '' or other text."""
+    try:
+        return float(text.split(" (")[0].replace(",", ""))
+    except ValueError:
+        return None
+
+
+def value_of(report, name):
+    """(value or None, unit) of a counter in a parsed report. An instance, NAME[OP], is read from
+    ncu's --print-metric-instances details form, '30,900,224 (ISETP: 5,767,168; ...; BAR: 2,097,152;
+    ...)'; an opcode the kernel never executed is not listed there, and counts 0."""
+    text, unit = report.get(metric(name), ("", ""))
+    if "[" not in name:
+        return number(text), unit
+    op = name[name.index("[") + 1:-1]
+    if number(text) is None or "(" not in text:
+        return None, unit
+    for item in text[text.index("(") + 1:].rstrip(")").split(";"):
+        key, _, count = item.partition(":")
+        if key.strip() == op:
+            return number(count), unit or "inst"
+    return 0.0, unit or "inst"
+
+
+def parse_report(text):
+    """{metric name: (value text, unit)} from ncu's CSV output. --page raw: a row of metric names,
+    a row of units, then a row per kernel (the first reduce_kernel is taken). --page details: one
+    row per metric with "Metric Name", "Metric Unit" and "Metric Value"."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID",')), None)
+    if start is None:
+        return {}
+    rows = list(csv.reader(lines[start:]))
+    header = rows[0]
+    if "Metric Name" in header:  # details page
+        name, unit, value = (header.index(k) for k in ("Metric Name", "Metric Unit", "Metric Value"))
+        return {r[name]: (r[value], r[unit]) for r in rows[1:] if len(r) == len(header)}
+    if len(rows) < 3:
+        return {}
+    kernel = header.index("Kernel Name") if "Kernel Name" in header else None
+    results = [r for r in rows[2:] if len(r) == len(header)]
+    mine = [r for r in results if kernel is None or "reduce_kernel" in r[kernel]] or results
+    if not mine:
+        return {}
+    return {n: (mine[0][i], rows[1][i]) for i, n in enumerate(header)}
+
+
+def stage_rows(stage, n, gpu, report_text):
+    """metrics.csv rows for one stage: [gpu, stage, n, block, metric, value, unit]."""
+    report = parse_report(report_text)
+    if not report:
+        raise ValueError("no profile result in ncu's CSV output")
+    block = number(report.get("launch__block_size", ("", ""))[0])
+    block = "" if block is None else "%d" % block
+    rows = []
+    for label, _, _, _, names in COUNTERS:
+        name = next((n for n in names if metric(n) in report), names[0])
+        value, unit = value_of(report, name)
+        if value is None:
+            warn("%s: ncu gave no value for %s (%s)." % (stage, name, label))
+            continue
+        rows.append([gpu, stage, n, block, name, "%.15g" % value, unit])
+    return rows
+
+
+def fmt(value, scale, decimals):
+    return "n/a" if value is None else "{:,.{}f}".format(value * scale, decimals)
+
+
+def markdown(metrics_csv_text, ncu_version, command):
+    rows = list(csv.DictReader(io.StringIO(metrics_csv_text)))
+    stages, values, gpus, n_of = [], {}, [], {}
+    for r in rows:
+        if r["stage"] not in stages:
+            stages.append(r["stage"])
+        if r["gpu"] not in gpus:
+            gpus.append(r["gpu"])
+        n_of[r["stage"]] = r["n"]
+        values[r["stage"], r["metric"]] = number(r["value"])
+    sizes = {}
+    for s in stages:
+        sizes.setdefault(n_of[s], []).append(s)
+    used = "; ".join("n = {:,} for {}".format(int(n), ", ".join(s)) if n.isdigit() else
+                     "n = ? for " + ", ".join(s) for n, s in sizes.items())
+    out = ["%s, Nsight Compute %s, first launch of reduce_kernel; %s. Command: `%s`" %
+           (" / ".join(gpus), ncu_version, used, command), ""]
+    labels = ["stage", "n"] + [c[0] + (" (%s)" % c[1] if c[1] else "") for c in COUNTERS]
+    out.append("| " + " | ".join(labels) + " |")
+    out.append("|---" + "|--:" * (len(COUNTERS) + 1) + "|")
+    for s in stages:
+        cells = [s, fmt(number(n_of[s]), 1, 0)]
+        for _, _, scale, decimals, names in COUNTERS:
+            value = next((values[s, n] for n in names if (s, n) in values), None)
+            cells.append(fmt(value, scale, decimals))
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def selftest():
+    """Real output of Nsight Compute 2025.3.1 on an NVIDIA H200 (testdata/README.md): the numbers
+    STYLE.md quotes must come out of both pages, and the name checks must fall back as promised."""
+    def read(name):
+        with open(os.path.join(TESTDATA, name), encoding="utf-8") as f:
+            return f.read()
+    failures = []
+
+    def check(what, got, want):
+        if got != want:
+            failures.append("%s: got %r, want %r" % (what, got, want))
+
+    query = read("query_excerpt.txt")
+    check("listed", "smsp__inst_executed" in listed_metrics(query), True)
+    check("no table", listed_metrics("==ERROR== ERR_NVGPUCTRPERM - The user does not ..."), None)
+    names = choose_names(query)
+    check("names", len(names), len(COUNTERS) - 1)  # two counters share the per-opcode metric
+    check("kept unlisted", ("launch__grid_size" in names, "sass__inst_executed_per_opcode" in names),
+          (True, True))
+    check("newest name", "smsp__average_thread_inst_executed_per_inst_executed.ratio" in names, True)
+    old = query.replace("smsp__average_thread_inst_executed_per_inst_executed ", "x ")
+    check("older name", "smsp__thread_inst_executed_per_inst_executed.ratio" in choose_names(old),
+          True)
+    with contextlib.redirect_stderr(io.StringIO()) as said:
+        fewer = choose_names(query.replace("dram__bytes_read", "x"))
+    check("none listed", ("dram__bytes_read.sum" in fewer, "left out" in said.getvalue()),
+          (False, True))
+
+    step04 = stage_rows("step04_smem", "2048", "NVIDIA H200", read("step04_raw.csv"))
+    raw = {r[4]: r[5] for r in step04}
+    check("global load sectors", raw.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), "256")
+    check("global store sectors", raw.get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), "1")
+    check("time", raw.get("gpu__time_duration.sum"), "3232")
+    check("barriers", raw.get("sass__inst_executed_per_opcode[BAR]"), "320")
+    check("an opcode not executed", raw.get("sass__inst_executed_per_opcode[REDUX]"), "0")
+    check("block", step04[0][3], "1024")
+    check("unit", {r[4]: r[6] for r in step04}.get("dram__bytes_read.sum"), "byte")
+    details = stage_rows("step04_smem", "2048", "NVIDIA H200", read("step04_details.csv"))
+    check("details page", {r[4]: r[5] for r in details}, raw)
+    step01 = {r[4]: r[5] for r in
+              stage_rows("step01_atomic_naive", "16777216", "NVIDIA H200", read("step01_raw.csv"))}
+    check("RED", step01.get("smsp__inst_executed_op_global_red.sum"), "524288")
+    check("REDUX", step01.get("sass__inst_executed_per_opcode[REDUX]"), "524288")
+    check("no result", parse_report('"ID","Kernel Name"\n"",""\n'), {})
+    check("number", (number("2,047"), number("32,768 (0: 32,768)"), number("n/a")),
+          (2047.0, 32768.0, None))
+
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows(
+        [["gpu", "stage", "n", "block", "metric", "value", "unit"]] +
+        [["NVIDIA H200", "step01_atomic_naive", "16777216", "256", k, v, ""] for k, v in step01.items()] +
+        [r for r in step04])
+    table = markdown(text.getvalue(), "2025.3.1.0", "ncu ...").splitlines()
+    check("header line", table[0].startswith(
+        "NVIDIA H200, Nsight Compute 2025.3.1.0, first launch of reduce_kernel; "
+        "n = 16,777,216 for step01_atomic_naive; n = 2,048 for step04_smem."), True)
+    row = next(line for line in table if line.startswith("| step04_smem |"))
+    check("markdown row", row.split(" | ")[1:5], ["2,048", "3.23", "1", "1,024"])
+    for f in failures:
+        print("selftest: " + f, file=sys.stderr)
+    print("metrics selftest (table.py): %s" % ("ok" if not failures else "%d failed" % len(failures)))
+    return 1 if failures else 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "names":
+        with open(argv[2], encoding="utf-8", errors="replace") as f:
+            print(",".join(choose_names(f.read())))
+    elif len(argv) == 6 and argv[1] == "rows":
+        with open(argv[5], encoding="utf-8", errors="replace") as f:
+            try:
+                rows = stage_rows(argv[2], argv[3], argv[4], f.read())
+            except ValueError as e:
+                warn("%s: %s (%s)." % (argv[2], e, argv[5]))
+                return 1
+        csv.writer(sys.stdout, lineterminator="\n").writerows(rows)
+    elif len(argv) == 5 and argv[1] == "markdown":
+        with open(argv[2], encoding="utf-8") as f:
+            sys.stdout.write(markdown(f.read(), argv[3], argv[4]))
+    elif len(argv) == 2 and argv[1] == "selftest":
+        return selftest()
+    else:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
