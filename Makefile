@@ -53,7 +53,7 @@ TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/tes
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
 .PHONY: all help run test deps diff bench plot profile sanitize accuracy accuracy-tables slides \
-        clean variants $(SHORT)
+        clean variants metrics figures $(SHORT)
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -94,8 +94,12 @@ plot: ## redraw the benchmark plot from a CSV without a GPU (CSV=bench/<gpu>/res
 	 py=$$(bash bench/python.sh) && $$py bench/plot.py "$$csv" --table
 
 profile: $(BUILD)/$(or $(STEP:%=step%),step07) ## Nsight Compute on one stage (STEP=NN, N=elements)
+	@command -v ncu >/dev/null || { echo "make profile: ncu (Nsight Compute) was not found: it ships with the CUDA toolkit, e.g. /usr/local/cuda/bin/ncu; put its folder on PATH." >&2; exit 3; }
 	ncu --clock-control none --set basic --section MemoryWorkloadAnalysis \
 	    $(BUILD)/step$(or $(STEP),07) --n $(or $(N),67108864) --reps 1
+
+metrics: $(addprefix $(BUILD)/,$(GPU_SHORT) step04_interleaved) ## Nsight Compute's counters of every GPU stage: metrics/<gpu>/metrics.csv and .md (GPU)
+	@bash metrics/run.sh $(BUILD) $(GPU_SHORT) step04_interleaved=$(BUILD)/step04_interleaved $(METRICS_EXTRA)
 
 sanitize: $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) ## compute-sanitizer on every GPU stage (GPU); must catch tests/broken/
 	@COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD) $(GPU_SHORT)
