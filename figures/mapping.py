@@ -1,0 +1,923 @@
+#!/usr/bin/env python3
+"""mapping.py: the thread-to-data mapping of stages 1-7, drawn from the stages' own loops.
+
+Each stage has one replay below: its kernel's indexing loops, written again in Python at the
+lecture's size (16 elements, 8 threads, warps of 4). The replay runs on a small simulated GPU
+memory that records every addition: which thread made it, in which round, which elements or
+partial sums it read, and where it wrote them (global memory, shared memory, a register). A
+replay must end with the sum of its input, every element counted exactly once, or the script
+stops. One emitter draws the recorded additions as TikZ: a row of cells for an array after a
+round, an arrow for each operand of each addition, the idle threads greyed, the warps boxed.
+The figure functions only say where each row goes.
+
+  python3 figures/mapping.py --tex DIR   DIR/step01.tex .. step07.tex: bare tikzpictures for the
+                                         deck, which defines deckblue and deckgray and loads
+                                         tikz with the arrows.meta library
+  python3 figures/mapping.py --png DIR   DIR/step01.png .. step07.png for the READMEs, through
+                                         LuaLaTeX and pdftoppm (`make figures`); the LaTeX files
+                                         and the PDF go to build/figures/
+
+Python 3 standard library only. Each picture fits a 16:9 Beamer frame under its title: at most
+12.5 cm x 6 cm (checked when rendering), and no text smaller than \\scriptsize.
+"""
+import argparse
+import collections
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# ------------------------------------------------------------------------------------------------
+# The input: small distinct numbers, a permutation of 1..n. Never all ones, and no 0 (the
+# identity): an element added twice, or not at all, always changes the sum.
+
+LECTURE_16 = [3, 1, 7, 10, 4, 12, 6, 2, 8, 15, 5, 13, 9, 16, 11, 14]
+IDENTITY = 0  # of +: where an accumulator starts, what an element past the end counts as
+
+
+def example(n):
+    """The lecture's 16 numbers, then 17..n in a scrambled order: a permutation of 1..n."""
+    rest = n - 16
+    assert rest <= 0 or math.gcd(5, rest) == 1
+    return LECTURE_16[:n] + [17 + (5 * j) % rest for j in range(max(rest, 0))]
+
+
+# ------------------------------------------------------------------------------------------------
+# The simulated GPU: numbers that remember what they sum and which cells they were read from,
+# and arrays that record every write with the thread and the round that made it.
+
+Loc = collections.namedtuple("Loc", "array index past_end")  # a cell a value was read from
+Write = collections.namedtuple("Write", "id round block thread array index parts value")
+Read = collections.namedtuple("Read", "round block thread array index")
+
+
+class Val:
+    """A number in a replay: its value, the input elements it sums (a count for each), the
+    writes it depends on, and the cells read to make it (the tails of its arrows)."""
+
+    def __init__(self, v, elems=None, deps=frozenset(), parts=()):
+        self.v, self.elems, self.deps, self.parts = v, elems or collections.Counter(), deps, parts
+
+    def __add__(self, other):  # one addition, by the thread running now
+        return Val(self.v + other.v, self.elems + other.elems, self.deps | other.deps,
+                   self.parts + other.parts)
+
+
+class Array:
+    """An array in global memory, in one block's shared memory, or one register per thread."""
+
+    def __init__(self, trace, name, space, size, values=None):
+        self.trace, self.name, self.space = trace, name, space
+        if values is None:  # zeroed (cudaMemsetAsync), or registers set to the identity
+            self.cells = [Val(IDENTITY) for _ in range(size)]
+        else:  # the input: element k is the sum of element k alone
+            self.cells = [Val(v, collections.Counter({k: 1})) for k, v in enumerate(values)]
+        self.initial = [c.v for c in self.cells]
+
+    def __getitem__(self, i):
+        assert 0 <= i < len(self.cells), f"{self.name}[{i}] is out of bounds"
+        self.trace.reads.append(Read(self.trace.now, *self.trace.current, self, i))
+        c = self.cells[i]
+        return Val(c.v, c.elems, c.deps, (Loc(self, i, False),))
+
+    def __setitem__(self, i, val):
+        assert 0 <= i < len(self.cells), f"{self.name}[{i}] is out of bounds"
+        w = self.trace.record(self, i, val)
+        self.cells[i] = Val(val.v, val.elems, val.deps | {w.id})
+
+    def identity(self, i):
+        """What the kernel's `i < n ? input[i] : IDENTITY` gives past the end: no memory read."""
+        assert i >= len(self.cells)
+        return Val(IDENTITY, parts=(Loc(self, i, True),))
+
+
+class Vectors:
+    """An array read 16 bytes at a time (elem4_t): vector j is elements 4j .. 4j + 3."""
+
+    elem4_t = collections.namedtuple("elem4_t", "x y z w")
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, j):
+        trace = self.array.trace
+        trace.vector_reads.append((*trace.current, j))
+        return self.elem4_t(*(self.array[4 * j + k] for k in range(4)))
+
+
+class Trace:
+    """One replay: the launch's shape, its arrays, and every read and write, round by round."""
+
+    def __init__(self, x, grid, block, warp):
+        self.x, self.n = x, len(x)
+        self.gridDim, self.blockDim, self.warp_size = grid, block, warp
+        self.rounds, self.now = ["input"], 0  # round 0: the memory before the kernel runs
+        self.writes, self.reads, self.vector_reads, self.arrays = [], [], [], []
+        self.current = (None, None)  # the (block, thread) running now
+
+    def array(self, name, space, size, values=None):
+        self.arrays.append(Array(self, name, space, size, values))
+        return self.arrays[-1]
+
+    def round(self, label):
+        """Begin a round, what runs between two barriers; the next block rejoins it by label."""
+        if label not in self.rounds:
+            self.rounds.append(label)
+        self.now = self.rounds.index(label)
+
+    def threads(self, block=0):
+        """Runs the block's threads one after another: within a round, their order is free."""
+        for t in range(self.blockDim):
+            self.current = (block, t)
+            yield t
+        self.current = (None, None)
+
+    def record(self, array, i, val):
+        w = Write(len(self.writes), self.now, *self.current, array, i, val.parts, val.v)
+        self.writes.append(w)
+        return w
+
+    def atomic_add(self, array, i, val):
+        """atomicAdd(&array[i], val): one indivisible read-modify-write."""
+        array[i] = array[i] + val
+
+    def shfl_down(self, x, t, offset):
+        """__shfl_down_sync: lane l gets lane l + offset's x, or its own x past the warp's end."""
+        lane, warp = t % self.warp_size, t // self.warp_size
+        src = lane + offset if lane + offset < self.warp_size else lane
+        return x[warp * self.warp_size + src]
+
+    def finish(self, result):
+        """The result must be the sum of the input, each element counted exactly once."""
+        total = sum(self.x)
+        assert result.v == total, f"the replay gives {result.v}, the input sums to {total}"
+        assert result.elems == collections.Counter(range(self.n)), "an element lost or added twice"
+        self.result, self.used = result.v, result.deps  # used: the writes the result depends on
+        return self
+
+    # -- what the pictures ask
+    def state(self, array, rnd):
+        """array's cells after round rnd: (value, the write that put it there, or None)."""
+        cells = [(v, None) for v in array.initial]
+        for w in self.writes:
+            if w.array is array and w.round <= rnd:
+                cells[w.index] = (w.value, w)
+        return cells
+
+    def writers(self, rnd, block=0):
+        return {w.thread for w in self.writes if w.round == rnd and w.block == block}
+
+    def loaded_by(self, array):
+        """element -> (block, thread, round) of the one thread that reads it."""
+        who = {}
+        for r in self.reads:
+            if r.array is array and r.thread is not None:
+                by = (r.block, r.thread, r.round)
+                assert who.setdefault(r.index, by) == by, f"element {r.index} read twice"
+        return who
+
+
+# ------------------------------------------------------------------------------------------------
+# The replays: each stage's kernel, with its loops and its indices as in stepNN_*/reduce.cu.
+# `input[i] += input[i + stride]` below runs on the simulated memory and records the addition.
+
+def step01():
+    """Stage 1: thread i = blockIdx.x * blockDim.x + threadIdx.x adds element i into sum."""
+    tr = Trace(example(16), grid=4, block=4, warp=4)
+    gridDim, blockDim, n = tr.gridDim, tr.blockDim, tr.n
+    input = tr.array("input", "global", n, tr.x)
+    sum = tr.array("sum", "global", 1)  # cudaMemsetAsync(sum, 0): the identity
+    tr.round("atomicAdd")
+    for blockIdx in range(gridDim):
+        for t in tr.threads(blockIdx):
+            i = blockIdx * blockDim + t
+            if i < n:
+                tr.atomic_add(sum, 0, input[i])
+    return tr.finish(sum[0])
+
+
+def step02():
+    """Stage 2: thread t owns element 2t; the stride doubles; in place, in global memory."""
+    tr = Trace(example(16), grid=1, block=8, warp=4)
+    blockDim = tr.blockDim
+    input = tr.array("input", "global", tr.n, tr.x)
+    stride = 1
+    while stride <= blockDim:
+        tr.round(f"stride {stride}")
+        for t in tr.threads():
+            i = 2 * t
+            if t % stride == 0:
+                input[i] += input[i + stride]
+        stride *= 2  # __syncthreads(): the next round reads what this one wrote
+    return tr.finish(input[0])
+
+
+def step03():
+    """Stage 3: thread t owns element t; the stride halves from blockDim.x; still in place."""
+    tr = Trace(example(16), grid=1, block=8, warp=4)
+    blockDim = tr.blockDim
+    input = tr.array("input", "global", tr.n, tr.x)
+    stride = blockDim
+    while stride >= 1:
+        tr.round(f"stride {stride}")
+        for t in tr.threads():
+            i = t
+            if t < stride:
+                input[i] += input[i + stride]
+        stride //= 2
+    return tr.finish(input[0])
+
+
+def step04():
+    """Stage 4: the first round adds on the way into shared memory; the others run there."""
+    tr = Trace(example(16), grid=1, block=8, warp=4)
+    blockDim = tr.blockDim
+    input = tr.array("input", "global", tr.n, tr.x)
+    input_s = tr.array("input_s", "shared", blockDim)
+    tr.round(f"load, stride {blockDim}")
+    for t in tr.threads():
+        i = t
+        input_s[t] = input[i] + input[i + blockDim]
+    stride = blockDim // 2
+    while stride >= 1:
+        tr.round(f"stride {stride}")  # after __syncthreads()
+        for t in tr.threads():
+            if t < stride:
+                input_s[t] += input_s[t + stride]
+        stride //= 2
+    return tr.finish(input_s[0])
+
+
+def step05():
+    """Stage 5: block b reduces segment b, 2 * blockDim.x elements, and atomicAdds its sum."""
+    tr = Trace(example(28), grid=2, block=8, warp=4)  # n = 28: the last segment is partial
+    gridDim, blockDim, n = tr.gridDim, tr.blockDim, tr.n
+    input = tr.array("input", "global", n, tr.x)
+    sum = tr.array("sum", "global", 1)
+    for blockIdx in range(gridDim):  # the blocks run independently, in any order
+        input_s = tr.array("input_s", "shared", blockDim)  # one per block
+        segment = 2 * blockDim * blockIdx
+        tr.round("load")
+        for t in tr.threads(blockIdx):
+            i = segment + t
+            first = input[i] if i < n else input.identity(i)
+            second = input[i + blockDim] if i + blockDim < n else input.identity(i + blockDim)
+            input_s[t] = first + second
+        stride = blockDim // 2
+        while stride >= 1:
+            tr.round(f"stride {stride}")
+            for t in tr.threads(blockIdx):
+                if t < stride:
+                    input_s[t] += input_s[t + stride]
+            stride //= 2
+        tr.round("atomicAdd")
+        for t in tr.threads(blockIdx):
+            if t == 0:
+                tr.atomic_add(sum, 0, input_s[0])
+    return tr.finish(sum[0])
+
+
+def step06():
+    """Stage 6: a grid that fills the GPU once; block b walks segments b, b + gridDim.x, ... of
+    COARSE_FACTOR * 2 * blockDim.x elements, thread t adding element i + tile * blockDim.x of
+    each into its register; then stage 5's tree, and one atomicAdd per block."""
+    COARSE_FACTOR = 2
+    tr = Trace(example(64), grid=2, block=4, warp=4)
+    gridDim, blockDim, n = tr.gridDim, tr.blockDim, tr.n
+    tr.segment, tr.tiles = COARSE_FACTOR * 2 * blockDim, COARSE_FACTOR * 2  # for the picture
+    input = tr.array("input", "global", n, tr.x)
+    sum = tr.array("sum", "global", 1)
+    for blockIdx in range(gridDim):
+        input_s = tr.array("input_s", "shared", blockDim)
+        partial = tr.array("partial", "register", blockDim)  # one per thread, the identity
+        segment, walk = COARSE_FACTOR * 2 * blockDim * blockIdx, 1
+        while segment < n:  # the grid-stride loop
+            tr.round(f"pass {walk}")
+            for t in tr.threads(blockIdx):
+                i = segment + t
+                for tile in range(COARSE_FACTOR * 2):
+                    j = i + tile * blockDim
+                    partial[t] += input[j] if j < n else input.identity(j)
+            segment += COARSE_FACTOR * 2 * blockDim * gridDim
+            walk += 1
+        tr.round("store")
+        for t in tr.threads(blockIdx):
+            input_s[t] = partial[t]
+        stride = blockDim // 2
+        while stride >= 1:
+            tr.round(f"stride {stride}")
+            for t in tr.threads(blockIdx):
+                if t < stride:
+                    input_s[t] += input_s[t + stride]
+            stride //= 2
+        tr.round("atomicAdd")
+        for t in tr.threads(blockIdx):
+            if t == 0:
+                tr.atomic_add(sum, 0, input_s[0])
+    return tr.finish(sum[0])
+
+
+def step07():
+    """Stage 7: stage 6's loop over 16-byte vectors (elem4_t); block 0 adds the n % 4 elements
+    past the last whole vector; then warp_reduce; lane 0 of each warp writes warp_sums[warp],
+    and warp 0 reduces those the same way."""
+    COARSE_FACTOR, WARP_SIZE = 2, 8  # a warp of 8 lanes in the picture; 32 on the GPU
+    tr = Trace(example(130), grid=1, block=8, warp=WARP_SIZE)  # n % 4 = 2
+    gridDim, blockDim, n = tr.gridDim, tr.blockDim, tr.n
+    input = tr.array("input", "global", n, tr.x)
+    sum = tr.array("sum", "global", 1)
+    input4, n4 = Vectors(input), n // 4
+    for blockIdx in range(gridDim):
+        partial = tr.array("partial", "register", blockDim)
+        warp_sums = tr.array("warp_sums", "shared", blockDim // WARP_SIZE)
+        segment, walk = COARSE_FACTOR * 2 * blockDim * blockIdx, 1
+        while segment < n4:  # in vectors
+            tr.round(f"pass {walk}")
+            for t in tr.threads(blockIdx):
+                i = segment + t
+                for tile in range(COARSE_FACTOR * 2):
+                    if i + tile * blockDim < n4:
+                        v = input4[i + tile * blockDim]
+                        partial[t] += v.x + v.y + v.z + v.w
+            segment += COARSE_FACTOR * 2 * blockDim * gridDim
+            walk += 1
+        tr.round("tail")
+        for t in tr.threads(blockIdx):
+            if blockIdx == 0 and t < n % 4:  # the last n % 4 elements
+                partial[t] += input[4 * n4 + t]
+        warp_reduce(tr, blockIdx, partial, "")
+        tr.round("warp_sums")
+        for t in tr.threads(blockIdx):
+            lane, warp = t % WARP_SIZE, t // WARP_SIZE
+            if lane == 0:
+                warp_sums[warp] = partial[t]
+        tr.round("warp 0")  # after __syncthreads(): warp 0 reduces the warps' sums
+        for t in tr.threads(blockIdx):
+            lane, warp = t % WARP_SIZE, t // WARP_SIZE
+            if warp == 0:
+                partial[t] = warp_sums[lane] if lane < blockDim // WARP_SIZE else Val(IDENTITY)
+        warp_reduce(tr, blockIdx, partial, ", warp 0")
+        tr.round("atomicAdd")
+        for t in tr.threads(blockIdx):
+            if t == 0:
+                tr.atomic_add(sum, 0, partial[0])
+    return tr.finish(sum[0])
+
+
+def warp_reduce(tr, blockIdx, x, which):
+    """Stage 7's warp_reduce: x += __shfl_down_sync(FULL_MASK, x, offset), the offset halving
+    from WARP_SIZE / 2. A shuffle is one instruction: every lane reads, then every lane adds."""
+    offset = tr.warp_size // 2
+    while offset >= 1:
+        tr.round(f"offset {offset}{which}")
+        got = [tr.shfl_down(x, t, offset) for t in tr.threads(blockIdx)]
+        for t in tr.threads(blockIdx):
+            x[t] += got[t]
+        offset //= 2
+
+
+# ------------------------------------------------------------------------------------------------
+# The emitter: one TikZ vocabulary for every picture, in centimetres, at computed coordinates.
+
+ROW_H = 0.42  # a cell's height
+R = 0.18  # a thread circle's radius
+THREAD_COLOURS = ["77AADD", "EE8866", "44BB99", "EEDD88", "BBCC33", "FFAABB", "99DDFF", "CCBB44"]
+FONTS = ("scriptsize", "footnotesize", "small")  # nothing smaller than \scriptsize
+
+STYLES = {
+    # cells: an input element; a partial sum written this round, which the result uses or not;
+    # a cell this round left alone; a slot past the end of the input (the identity)
+    "cell": "draw=deckblue, fill=white, minimum height=0.42cm, inner sep=0pt, font=\\scriptsize",
+    "fresh": "cell, fill=deckblue!16",
+    "dead": "cell, draw=deckgray!50, fill=deckgray!10, text=deckgray!80",
+    "stale": "cell, draw=deckgray!40, text=deckgray!70",
+    "past": "cell, draw=deckgray!70, dashed, text=deckgray",
+    # threads: working this round, or idle; warps: busy while any of its threads works, or idle
+    "thr": "circle, draw=deckblue, fill=deckblue, text=white, minimum size=0.36cm, inner sep=0pt,"
+           " font=\\scriptsize",
+    "idle": "thr, draw=deckgray!40, fill=white, text=deckgray!60",
+    "warp": "draw=deckblue!60, fill=deckblue!9, rounded corners=3pt",
+    "warpidle": "draw=deckgray!45, rounded corners=3pt, dashed",
+    # arrows: one for each operand of an addition; grey when the result never uses the sum
+    "ln": "deckblue!80, -{Stealth[length=3.2pt]}",
+    "lndead": "deckgray!40, -{Stealth[length=3pt]}",
+    "lnpast": "deckgray!80, dashed, -{Stealth[length=3pt]}",
+    # labels, and the boxes around blocks, shared memory and 16-byte vectors
+    "lab": "font=\\scriptsize, text=deckgray, inner sep=1pt, align=left",
+    "labb": "lab, text=deckblue",
+    "num": "lab, text=black",
+    "band": "fill=deckblue!6, rounded corners=3pt",
+    "box": "draw=deckgray!60, rounded corners=3pt",
+    "tick": "draw=deckgray!70",
+    "vec": "draw=deckblue, thick",
+}
+
+
+def tex_text(s):
+    """Plain text to LaTeX: `code` in \\texttt, [words] in the deck's blue, _ % # & escaped, a
+    newline a line break."""
+    out = []
+    for k, part in enumerate(s.split("`")):
+        part = re.sub(r"([_%#&])", r"\\\1", part).replace("\n", "\\\\")
+        if k % 2:
+            out.append(f"\\texttt{{{part}}}")
+        else:
+            out.append(re.sub(r"\[([^]]*)\]", r"\\textcolor{deckblue}{\1}", part))
+    return "".join(out)
+
+
+def top(p):
+    return (p[0], p[1] + ROW_H / 2)
+
+
+def bottom(p):
+    return (p[0], p[1] - ROW_H / 2)
+
+
+def toward(centre, p):
+    """The point of a thread's circle that faces p."""
+    d = math.dist(centre, p)
+    return (centre[0] + R * (p[0] - centre[0]) / d, centre[1] + R * (p[1] - centre[1]) / d)
+
+
+def plural(k, word):
+    return f"{k} {word}" + ("" if k == 1 else "s")
+
+
+class Picture:
+    """A tikzpicture: backgrounds first, then lines, then cells and circles, then labels."""
+
+    LAYERS = ("back", "lines", "nodes", "front")
+
+    def __init__(self, thread_colours=0):
+        self.layers = {k: [] for k in self.LAYERS}
+        self.colours = THREAD_COLOURS[:thread_colours]
+
+    def node(self, p, text, style, width=None, anchor=None, layer="nodes"):
+        opts = style + (f", minimum width={width:.2f}cm" if width else "")
+        opts += f", anchor={anchor}" if anchor else ""
+        self.layers[layer].append(f"\\node[{opts}] at ({p[0]:.2f},{p[1]:.2f}) {{{text}}};")
+
+    def text(self, p, s, anchor="west", style="lab"):
+        self.node(p, tex_text(s), style, anchor=anchor, layer="front")
+
+    def line(self, a, b, style="ln", layer="lines"):
+        self.layers[layer].append(
+            f"\\draw[{style}] ({a[0]:.2f},{a[1]:.2f}) -- ({b[0]:.2f},{b[1]:.2f});")
+
+    def rect(self, x1, y1, x2, y2, style, layer="back"):
+        cmd = "\\fill" if style == "band" else "\\draw"
+        self.layers[layer].append(
+            f"{cmd}[{style}] ({x1:.2f},{y1:.2f}) rectangle ({x2:.2f},{y2:.2f});")
+
+    def tex(self, comment):
+        body = [line for k in self.LAYERS for line in self.layers[k]]
+        for size in re.findall(r"\\(tiny|scriptsize|footnotesize|small)\b",
+                               "\n".join(body) + str(STYLES)):
+            assert size in FONTS, f"\\{size} is smaller than \\scriptsize"
+        colours = "".join(f"\\definecolor{{thread{k}}}{{HTML}}{{{c}}}\n"
+                          for k, c in enumerate(self.colours))
+        styles = ",\n".join(f"  {k}/.style={{{v}}}" for k, v in STYLES.items())
+        return (f"% {comment}\n% Drawn by figures/mapping.py from the stage's own loops: change the"
+                f" script, not this file.\n\\begin{{tikzpicture}}[\n{styles}]\n{colours}"
+                + "\n".join(body) + "\n\\end{tikzpicture}\n")
+
+
+class Rows:
+    """A trace drawn as rows of cells, one for each (array, round) that the layout places, and
+    an arrow from each cell that a write read to the cell it wrote; through the writing thread's
+    circle where the layout gives the threads a row of their own."""
+
+    def __init__(self, pic, tr):
+        self.pic, self.tr, self.at = pic, tr, {}  # at: (array, round) -> {index: (x, y)}
+
+    def round(self, rnd):
+        return rnd if isinstance(rnd, int) else self.tr.rounds.index(rnd)
+
+    def row(self, array, rnd, place, indices=None, colour=None, values=True, width=0.5,
+            hide_dead=False):
+        """Draws array as it is after round rnd; place(index) gives the cell's centre."""
+        rnd = self.round(rnd)
+        indices = range(len(array.cells)) if indices is None else indices
+        cells, at = self.tr.state(array, rnd), {}
+        for k in indices:
+            at[k] = place(k)
+            if k >= len(cells):  # a slot past the end: the identity, no memory behind it
+                self.pic.node(at[k], str(IDENTITY) if values else "", "past", width)
+                continue
+            v, w = cells[k]
+            if colour:
+                style = f"cell, fill={colour(k)}"
+            elif rnd == 0 or (w is None and array.space != "global"):
+                style = "cell"
+            elif w is None or w.round != rnd:
+                style = "stale"
+            else:
+                style = "fresh" if w.id in self.tr.used else "dead"
+            show = values and not (hide_dead and style == "dead")
+            self.pic.node(at[k], str(v) if show else "", style, width)
+        self.at[(array, rnd)] = at
+        return at
+
+    def source(self, loc, rnd):
+        """Where the cell loc is drawn as it was before round rnd, if it is drawn."""
+        earlier = [r for (a, r) in self.at if a is loc.array and r < rnd]
+        return self.at[(loc.array, max(earlier))].get(loc.index) if earlier else None
+
+    def arrows(self, rnd, block=None, threads=None, own=True):
+        """An arrow for each operand of each write of round rnd into a placed row. threads =
+        (y, x_of) draws a circle for each thread t of the block at (x_of(t), y), blue if it
+        writes this round, grey if idle, and the arrows go through the writer's circle.
+        own=False leaves out the operand that a cell adds to itself (x += ...)."""
+        rnd = self.round(rnd)
+        writes = [w for w in self.tr.writes if w.round == rnd and block in (None, w.block)]
+        circle = {}
+        if threads:
+            y, x_of = threads
+            for t in range(self.tr.blockDim):
+                circle[t] = (x_of(t), y)
+                active = t in {w.thread for w in writes}
+                self.pic.node(circle[t], str(t), "thr" if active else "idle")
+        for w in writes:
+            dst = self.at.get((w.array, rnd), {}).get(w.index)
+            if dst is None:
+                continue
+            used = w.id in self.tr.used
+            for p in dict.fromkeys(w.parts):
+                src = self.source(p, rnd)
+                if src is None or (not own and p.array is w.array and p.index == w.index):
+                    continue
+                style = "lnpast" if p.past_end else "ln" if used else "lndead"
+                # into the top of the writer's circle: an arrow from far away then runs above
+                # the other threads' circles, never through them
+                end = (circle[w.thread][0], circle[w.thread][1] + R) if circle else top(dst)
+                self.pic.line(bottom(src), end, style)
+            if circle:
+                c = circle[w.thread]
+                self.pic.line((c[0], c[1] - R), top(dst), "ln" if used else "lndead")
+
+
+def warp_boxes(pic, tr, rnd, y, x_of, block=0):
+    """A box around each warp's thread circles, blue while any of its threads works; returns
+    how many warps are busy."""
+    busy = {t // tr.warp_size for t in tr.writers(rnd, block)}
+    for warp in range(tr.blockDim // tr.warp_size):
+        first, last = x_of(warp * tr.warp_size), x_of((warp + 1) * tr.warp_size - 1)
+        pic.rect(first - 0.27, y - 0.26, last + 0.27, y + 0.26,
+                 "warp" if warp in busy else "warpidle")
+    return len(busy)
+
+
+def bracket(pic, x1, x2, y, label):
+    """A bracket over the cells from x1 to x2, with its label above."""
+    pic.line((x1, y - 0.06), (x1, y), "tick")
+    pic.line((x1, y), (x2, y), "tick")
+    pic.line((x2, y), (x2, y - 0.06), "tick")
+    pic.text(((x1 + x2) / 2, y), label, anchor="south")
+
+
+def shared_arrays(tr):
+    return [a for a in tr.arrays if a.space == "shared"]
+
+
+# ------------------------------------------------------------------------------------------------
+# The figures: where each row goes. What a row holds, and every arrow, comes from the replay.
+
+def figure01(tr, pitch=0.62, x0=1.45):
+    """The 16 elements in blocks of 4, a thread each, every atomicAdd into the one sum."""
+    pic = Picture()
+    input, sum = tr.arrays
+    at = Rows(pic, tr).row(input, 0, lambda k: (x0 + k * pitch, 0.0), width=pitch - 0.1)
+    y, total = -0.8, (x0 + 7.5 * pitch, -2.3)
+    pic.node(total, str(tr.result), "cell, fill=deckblue!30, font=\\footnotesize", 0.9)
+    for b in range(tr.gridDim):
+        x1 = x0 + b * tr.blockDim * pitch - 0.27
+        x2 = x0 + ((b + 1) * tr.blockDim - 1) * pitch + 0.27
+        pic.rect(x1, y - 0.28, x2, ROW_H / 2 + 0.07, "box")
+        pic.text(((x1 + x2) / 2, ROW_H / 2 + 0.07), f"block {b}", anchor="south")
+    for w in tr.writes:  # the atomicAdds, in the order the replay ran them (the GPU's varies)
+        (p,) = [p for p in w.parts if p.array is input]
+        c = (at[p.index][0], y)
+        pic.node(c, str(w.thread), "thr")
+        pic.line(bottom(at[p.index]), (c[0], c[1] + R))
+        pic.line(toward(c, top(total)), top(total))
+    pic.text((x0 - 0.4, 0), "`input`", anchor="east")
+    pic.text((x0 - 0.4, y), "`threadIdx.x`", anchor="east")
+    pic.text((total[0] + 0.55, total[1]), "`sum`: one address\nin global memory")
+    pic.text((x0 - 0.4, total[1] - 0.4),
+             "thread `i = blockIdx.x * blockDim.x + threadIdx.x` adds element `i` into `sum`:\n"
+             f"{tr.n} `atomicAdd`s on one address, one after another in any order: [a chain,"
+             " not a tree]", anchor="north west")
+    return pic
+
+
+def figure_tree(tr, owner, title, pitch=0.56, dy=1.3):
+    """Stages 2-4: the array after each round, a row a round; above each row the threads, each
+    over the element it owns (owner(t)), the warps boxed; on the right each round's stride and
+    how many threads and warps work in it."""
+    pic = Picture()
+    rows = Rows(pic, tr)
+    input, shared = tr.arrays[0], shared_arrays(tr)
+    for r in range(len(tr.rounds)):
+        array = shared[0] if shared and r > 0 else input
+        rows.row(array, r, lambda k, y=-r * dy: (k * pitch, y), width=pitch - 0.08)
+    if shared:  # a band behind the rows in shared memory
+        last, end = -(len(tr.rounds) - 1) * dy, (tr.blockDim - 0.5) * pitch
+        pic.rect(-pitch / 2 - 0.04, -dy + ROW_H / 2 + 0.08, end + 0.04, last - ROW_H / 2 - 0.08,
+                 "band")
+        pic.text((end + 0.15, -dy), "`input_s`: shared memory\n(on chip, one per block)")
+    right = (tr.n - 0.5) * pitch + 0.2
+    pic.text((right, 0), title)
+    x_of = lambda t: owner(t) * pitch
+    assert all(w.index == owner(w.thread) for w in tr.writes), "a thread wrote what it does not own"
+    for r in range(1, len(tr.rounds)):
+        y = -r * dy + ROW_H / 2 + R + 0.09  # just above the row the round writes
+        warps = warp_boxes(pic, tr, r, y, x_of)
+        rows.arrows(r, threads=(y, x_of))
+        pic.text((right, -r * dy + 0.24), f"[round {r}: {tr.rounds[r]}]\n"
+                 f"{plural(len(tr.writers(r)), 'thread')} active\n{plural(warps, 'warp')} busy")
+    return pic
+
+
+def figure05(tr, g=0.35, x0=1.25, dy=0.74):
+    """Two blocks side by side under their segments, each block's tree in its own shared
+    memory, drawn with direct arrows (stage 4's tree); then one atomicAdd per block."""
+    pic = Picture()
+    rows = Rows(pic, tr)
+    input, sum = tr.arrays[:2]
+    seg = 2 * tr.blockDim
+    rows.row(input, 0, lambda k: (x0 + k * g, 0.0), range(tr.gridDim * seg), width=g - 0.05)
+    tree = [r for r in range(1, len(tr.rounds)) if tr.rounds[r] != "atomicAdd"]
+    y_of = lambda r: -0.4 - r * dy
+    for b, input_s in enumerate(shared_arrays(tr)):
+        left = x0 + b * seg * g
+        bracket(pic, left - g / 2 + 0.02, left + (seg - 0.5) * g - 0.02, ROW_H / 2 + 0.1,
+                f"block {b}: segment {b}, elements {b * seg}-{(b + 1) * seg - 1}")
+        pic.rect(left - g / 2, y_of(1) + ROW_H / 2 + 0.07, left + (seg - 0.5) * g,
+                 y_of(tree[-1]) - ROW_H / 2 - 0.07, "band")
+        for r in tree:
+            rows.row(input_s, r, lambda t, y=y_of(r): (left + (2 * t + 0.5) * g, y),
+                     width=2 * g - 0.08)
+    for r in tree:
+        rows.arrows(r)
+        pic.text((x0 - g / 2 - 0.1, y_of(r)), tr.rounds[r], anchor="east")
+    last = len(tr.rounds) - 1
+    total = (x0 + (seg - 0.5) * g, y_of(last) - 0.1)
+    rows.row(sum, last, lambda k: total, width=0.9)
+    rows.arrows(last)
+    pic.text((x0 - g / 2 - 0.1, 0), "`input`", anchor="east")
+    pic.text((total[0] - 0.55, total[1]), "one `atomicAdd` a block into `sum`", anchor="east")
+    pic.text((x0 + (tr.gridDim * seg - 0.5) * g, total[1]), "`input_s`: shared memory, one\n"
+             f"per block; dashed: past n = {tr.n},\nthe identity, no memory read", anchor="east")
+    return pic
+
+
+def figure06(tr, g=0.31, x0=1.1, gap=0.5, dy=0.8):
+    """The grid-stride loop: the input wrapped a pass of the grid a row, the segments a block
+    walks in its column, each element coloured and numbered by the thread that adds it; then
+    each block's tree and its atomicAdd."""
+    pic = Picture(thread_colours=tr.blockDim)
+    rows = Rows(pic, tr)
+    input, sum = tr.arrays[:2]
+    who, seg = tr.loaded_by(input), tr.segment
+    passes = sorted({rnd for _, _, rnd in who.values()})  # the rounds of the grid-stride loop
+    width = seg * g + (tr.tiles - 1) * 0.05  # a segment: its tiles 0.05 cm apart
+    col = lambda b: x0 + b * (width + gap)  # block b's column
+
+    def place(j):  # in the column of the block that reads element j, in the row of its pass
+        block, _, rnd = who[j]
+        k = j % seg
+        return (col(block) + k * g + (k // tr.blockDim) * 0.05, -passes.index(rnd) * dy)
+
+    rows.row(input, 0, place, colour=lambda j: f"thread{who[j][1]}", values=False, width=g - 0.04)
+    for j in range(tr.n):
+        pic.text(place(j), str(who[j][1]), style="num", anchor="center")
+    for s in range(tr.n // seg):
+        x, y = place(s * seg)
+        pic.text((x - g / 2, y + ROW_H / 2), f"segment {s}: elements {s * seg}-{(s + 1) * seg - 1}",
+                 anchor="south west")
+    for k, rnd in enumerate(passes):
+        pic.text((x0 - g / 2 - 0.1, -k * dy), tr.rounds[rnd], anchor="east")
+    for b in range(tr.gridDim):
+        pic.text((col(b) - g / 2 + width / 2, 0.55), f"block {b}", style="labb", anchor="south")
+    pic.text((col(0) - g / 2, -dy - 0.3), "thread t adds element `segment + t + tile *"
+             f" blockDim.x` of each of its segments,\ntile 0-{tr.tiles - 1} (`COARSE_FACTOR`"
+             f" {tr.tiles // 2}), into its register `partial`, then stores it in `input_s[t]`",
+             anchor="north west")
+    y_of = {"store": -2.3, "stride 2": -2.95, "stride 1": -3.6}
+    for b, input_s in enumerate(shared_arrays(tr)):
+        pitch = width / tr.blockDim
+        pic.rect(col(b) - g / 2, y_of["store"] + ROW_H / 2 + 0.07, col(b) - g / 2 + width,
+                 y_of["stride 1"] - ROW_H / 2 - 0.07, "band")
+        for name, y in y_of.items():
+            colour = (lambda t: f"thread{t}") if name == "store" else None
+            rows.row(input_s, name, lambda t, y=y, b=b: (col(b) - g / 2 + (t + 0.5) * pitch, y),
+                     colour=colour, width=0.62)
+    for name, y in y_of.items():
+        rows.arrows(name)
+        pic.text((x0 - g / 2 - 0.1, y), "`input_s`" if name == "store" else name, anchor="east")
+    total = ((col(0) + col(1) + width - g) / 2, -4.35)
+    rows.row(sum, "atomicAdd", lambda k: total, width=0.9)
+    rows.arrows("atomicAdd")
+    pic.text((x0 - g / 2 - 0.1, total[1]), "`atomicAdd`", anchor="east")
+    pic.text((total[0] + 0.55, total[1]), "`sum`")
+    return pic
+
+
+def figure07(tr, g=0.27, x0=0.95, dy=0.47):
+    """(a) a block's 16-byte loads, a tile of blockDim.x vectors a row; (b) the shuffles of
+    warp_reduce in one warp."""
+    pic = Picture(thread_colours=tr.blockDim)
+    rows = Rows(pic, tr)
+    input = tr.arrays[0]
+    partial = [a for a in tr.arrays if a.name == "partial"][0]
+    who, row_len, n4 = tr.loaded_by(input), 4 * tr.blockDim, tr.n // 4  # a tile: blockDim.x vectors
+
+    def place(j):
+        if j >= 4 * n4:  # the tail, past the last whole vector: after the last tile's row
+            return (x0 + row_len * g + 0.4 + (j - 4 * n4) * g, -((n4 - 1) // tr.blockDim) * dy)
+        return (x0 + (j % row_len) * g, -(j // row_len) * dy)
+
+    pic.text((x0 - g / 2 - 0.9, ROW_H / 2 + 0.1), "(a) 16-byte loads: thread t loads vector"
+             " `i + tile * blockDim.x`, 4 elements", anchor="south west")
+    rows.row(input, 0, place, colour=lambda j: f"thread{who[j][1]}, draw=white", values=False,
+             width=g)
+    for _, t, v in tr.vector_reads:
+        (x1, y), (x2, _) = place(4 * v), place(4 * v + 3)
+        pic.rect(x1 - g / 2 + 0.01, y - ROW_H / 2, x2 + g / 2 - 0.01, y + ROW_H / 2, "vec", "front")
+        pic.node(((x1 + x2) / 2, y), str(t), f"num, fill=thread{t}", layer="front")
+    for j in range(4 * n4, tr.n):
+        pic.text(place(j), str(who[j][1]), style="num", anchor="center")
+    for tile in range(n4 // tr.blockDim):
+        pic.text((x0 - g / 2 - 0.1, -tile * dy), f"tile {tile}", anchor="east")
+    xr = x0 + (row_len - 0.5) * g + 0.15
+    pic.text((xr, -0.5 * dy), f"one block,\n{tr.blockDim} threads,\n`COARSE_FACTOR` 2")
+    x, y = place(4 * n4)
+    pic.text((x - g / 2, y + ROW_H / 2), f"n % 4 = {tr.n % 4}", anchor="south west")
+    # (b) the first warp_reduce, in warp 0
+    pitch, xb, yb, dyb = 0.78, x0 + 0.25, -2.65, 0.72
+    names = ["tail"] + [r for r in tr.rounds if r.startswith("offset") and "warp 0" not in r]
+    pic.text((x0 - g / 2 - 0.9, yb + ROW_H / 2 + 0.12), "(b) `warp_reduce`: lane l adds lane"
+             " l + offset's `partial` (`__shfl_down_sync`)", anchor="south west")
+    for k, name in enumerate(names):
+        y = yb - k * dyb
+        colour = (lambda t: f"thread{t}") if k == 0 else None
+        rows.row(partial, name, lambda t, y=y: (xb + t * pitch, y), range(tr.warp_size),
+                 colour=colour, width=pitch - 0.1, hide_dead=True)
+        if k:
+            rows.arrows(name, own=False)
+        pic.text((x0 - g / 2 - 0.1, y), "lanes" if k == 0 else name, anchor="east")
+    xr = xb + (tr.warp_size - 0.5) * pitch + 0.2
+    pic.text((xr, yb), "lane l holds thread l's `partial`")
+    pic.text((xr, yb - 1.5 * dyb), "grey: sums no lane reads again\n"
+             f"a warp of {tr.warp_size} lanes here; on the GPU\n32 lanes, offsets 16, 8, 4, 2, 1")
+    pic.text((xr, yb - 3 * dyb), "[valid in lane 0]: to `warp_sums`")
+    return pic
+
+
+FIGURES = [  # name, caption, replay, figure
+    ("step01", "Stage 1: one atomicAdd per element", step01, figure01),
+    ("step02", "Stage 2: interleaved addressing, thread t owns element 2t", step02,
+     lambda tr: figure_tree(tr, lambda t: 2 * t, "`input`: global memory,\nchanged in place")),
+    ("step03", "Stage 3: sequential addressing, thread t owns element t", step03,
+     lambda tr: figure_tree(tr, lambda t: t, "`input`: global memory,\nchanged in place")),
+    ("step04", "Stage 4: the tree in shared memory", step04,
+     lambda tr: figure_tree(tr, lambda t: t, "`input`: global memory,\nread once, never written")),
+    ("step05", "Stage 5: a segment per block, one atomicAdd per block", step05, figure05),
+    ("step06", "Stage 6: thread coarsening on a grid-stride loop", step06, figure06),
+    ("step07", "Stage 7: 16-byte loads and warp shuffles", step07, figure07),
+]
+
+
+def pictures():
+    """(name, caption, Picture) for stages 1-7; stops at the first replay that is wrong."""
+    out = []
+    for name, caption, replay, figure in FIGURES:
+        try:
+            tr = replay()
+        except AssertionError as e:
+            sys.exit(f"mapping.py: the replay of {name} is wrong: {e}.")
+        out.append((name, caption, figure(tr)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Output: the .tex files, and the PNGs through LuaLaTeX and pdftoppm.
+
+MAX_W_CM, MAX_H_CM = 12.5, 6.0  # a 16:9 Beamer frame's body, under its title
+DPI = 180
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.path.relpath(os.path.join(HERE, "..", "build", "figures"))  # the LaTeX files, the PDF
+
+# One page per picture, as large as the picture plus 1 mm around it; its size goes to the log.
+# No standalone or preview package: neither is in texlive-latex-recommended.
+WRAPPER = r"""\documentclass[11pt]{article}
+\usepackage{fontspec}
+\renewcommand{\familydefault}{\sfdefault}
+\usepackage{tikz}
+\usetikzlibrary{arrows.meta}
+%(colours)s
+\pagestyle{empty}
+\hoffset=-1in \voffset=-1in
+\newsavebox{\figurebox}
+\newcommand{\figurepage}[1]{%%
+  \sbox{\figurebox}{\input{#1}}%%
+  \typeout{FIGURE-SIZE #1 \the\wd\figurebox\space\the\dimexpr\ht\figurebox+\dp\figurebox\relax}%%
+  \pagewidth=\dimexpr\wd\figurebox+2mm\relax
+  \pageheight=\dimexpr\ht\figurebox+\dp\figurebox+2mm\relax
+  \shipout\vbox{\kern1mm\hbox{\kern1mm\usebox{\figurebox}}}}
+\begin{document}
+%(pages)s
+\end{document}
+"""
+
+
+def deck_colours():
+    """The deck's colour definitions, read from slides/preamble.tex: kept in one place."""
+    path = os.path.join(HERE, "..", "slides", "preamble.tex")
+    with open(path) as f:
+        lines = [line.strip() for line in f if line.startswith("\\definecolor{deck")]
+    if not lines:
+        sys.exit(f"mapping.py: {path} defines no deck colours (\\definecolor{{deck...}}).")
+    return "\n".join(lines)
+
+
+def write_tex(pics, directory):
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for name, caption, pic in pics:
+        paths.append(os.path.join(directory, name + ".tex"))
+        with open(paths[-1], "w") as f:
+            f.write(pic.tex(caption))
+    return paths
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def render_png(pics, directory):
+    for tool in ("lualatex", "pdftoppm"):
+        if shutil.which(tool) is None:
+            sys.exit(f"mapping.py: --png needs {tool}, which is not installed (Debian: apt-get"
+                     " install texlive-luatex texlive-pictures lmodern poppler-utils).")
+    write_tex(pics, BUILD)
+    with open(os.path.join(BUILD, "figures.tex"), "w") as f:
+        f.write(WRAPPER % {"colours": deck_colours(),
+                           "pages": "\n".join(f"\\figurepage{{{n}.tex}}" for n, _, _ in pics)})
+    env = dict(os.environ, max_print_line="10000")
+    # LuaLaTeX caches its font names in TEXMFVAR: under build/ when that is not writable.
+    texmfvar = subprocess.run(["kpsewhich", "-var-value", "TEXMFVAR"], text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.strip()
+    try:
+        os.makedirs(texmfvar, exist_ok=True)
+        writable = texmfvar and os.access(texmfvar, os.W_OK)
+    except OSError:
+        writable = False
+    if not writable:
+        env["TEXMFVAR"] = os.path.abspath(os.path.join(BUILD, "texmf-var"))
+    latex = subprocess.run(["lualatex", "--interaction=nonstopmode", "--halt-on-error",
+                            "figures.tex"], cwd=BUILD, env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if latex.returncode != 0:
+        errors = [line for line in latex.stdout.splitlines() if line.startswith("!")]
+        sys.exit(f"mapping.py: lualatex failed ({'; '.join(errors[:2]) or 'no message'}); the"
+                 f" log is {os.path.join(BUILD, 'figures.log')}.")
+    sizes = {name: (float(w) / 72.27 * 2.54, float(h) / 72.27 * 2.54) for name, w, h in
+             re.findall(r"FIGURE-SIZE (\S+)\.tex ([\d.]+)pt ([\d.]+)pt", latex.stdout)}
+    os.makedirs(directory, exist_ok=True)
+    too_big = []
+    for page, (name, caption, _) in enumerate(pics, 1):
+        png = os.path.join(directory, name + ".png")
+        subprocess.run(["pdftoppm", "-png", "-r", str(DPI), "-f", str(page), "-l", str(page),
+                        "-singlefile", os.path.join(BUILD, "figures.pdf"), png[:-4]], check=True)
+        (w, h), (pw, ph) = sizes[name], png_size(png)
+        print(f"{png}: {pw}x{ph} px, {w:.1f} x {h:.1f} cm: {caption}")
+        if w > MAX_W_CM or h > MAX_H_CM:
+            too_big.append(f"{name} is {w:.1f} x {h:.1f} cm")
+    if too_big:
+        sys.exit(f"mapping.py: larger than a frame's {MAX_W_CM} x {MAX_H_CM} cm: "
+                 f"{', '.join(too_big)}.")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tex", metavar="DIR", help="write DIR/stepNN.tex, bare tikzpictures")
+    ap.add_argument("--png", metavar="DIR", help="write DIR/stepNN.png through LuaLaTeX")
+    args = ap.parse_args()
+    if not (args.tex or args.png):
+        ap.error("say --tex DIR, --png DIR, or both")
+    pics = pictures()
+    if args.tex:
+        for path, (_, caption, _) in zip(write_tex(pics, args.tex), pics):
+            print(f"{path}: {caption}")
+    if args.png:
+        render_png(pics, args.png)
+
+
+if __name__ == "__main__":
+    main()
