@@ -110,6 +110,9 @@ accuracy: ## float32: each stage's sum against a double reference, spread over 2
 accuracy-tables: $(addprefix $(BUILD)/accuracy_,$(SHORT))
 	@bash common/accuracy.sh $(BUILD) $(SHORT)
 
+figures: ## draw each stage's thread-to-data mapping into figures/stepNN.png (figures/mapping.py)
+	@python3 figures/mapping.py --png figures
+
 slides: ## build the lecture deck build/slides/reduction.pdf (pandoc + Beamer)
 	@bash slides/build.sh
 

@@ -187,8 +187,9 @@ end
 local LABELS = { { 'bank_conflicts.*_ld%.', 'bank conflicts (loads)' },
   { 'bank_conflicts.*_st%.', 'bank conflicts (stores)' }, { 'bank_conflicts', 'bank conflicts' },
   { 'sectors.*global_op_ld', 'global load sectors' }, { 'lts__.*red', 'L2 atomic requests' },
-  { 'sectors.*global_op_st', 'global store sectors' }, { 'op_bar', 'barriers' },
-  { 'thread_inst_executed_per_inst', 'active threads / warp instr.' }, { 'global_red', 'atomics' },
+  { 'sectors.*global_op_st', 'global store sectors' }, { '%[BAR%]', 'barriers' }, { '%[REDUX%]',
+  'warp reductions' }, { 'smsp__inst_executed%.sum', 'warp instructions' }, { 'thread_inst_executed.*per_inst',
+  'active threads / warp instr.' }, { 'global_red', 'atomics' }, { 'requests.*global_op_ld', 'load requests' },
   { 'global_atom', 'atomics' }, { 'shared_ld', 'shared loads' },
   { 'dram.*pct', 'DRAM \\% of peak' } }
 
