@@ -4,6 +4,7 @@
  *   input.c    seeded input patterns: CPU only
  *   gpu.cu     device memory, padding, timing with CUDA events and an L2 flush, peak bandwidth
  *   tolerance.c  float32 build: the double reference and each stage's error bound (FLOAT.md)
+ *   depth.cu   float32 build: the depth the bound needs, measured by running the stage (depth.h)
  *   main.c     the program every stage builds into: one line of results, exit status 0/1/2/3
  */
 #ifndef HARNESS_H
@@ -165,6 +166,25 @@ bool stage_order_varies(const char *stage_name);
  * plus the double reference's own error and what float atomicAdd's flush of subnormals can lose,
  * both far below float's rounding. Compare in double: the reference is never rounded to float. */
 double float_sum_bound(size_t n, size_t d, double sum_abs);
+
+/* The depth d of this stage's order of additions for n elements and `block` threads a block: the
+ * most rounded additions on any element's path to the sum (a count of additions), for
+ * float_sum_bound. Measured, not computed: the stage's own file, compiled a second time on a
+ * counting type (common/depth.h: its + counts roundings), is run on n elements with this block
+ * size, on the device and grid the float stage uses (step00: on the host), padded like
+ * gpu_run_stage pads; where atomicAdds land in an unknown order, the worst order counts. For any
+ * correct stage ceil(log2 n) <= d <= n - 1; a count too large for 32 bits is reported as n - 1.
+ * n = 0 gives 0 without a launch.
+ * *order_varies (may be NULL) is set when the sum came through more than one atomicAdd: in float
+ * their arrival order, and so the last bits, may change from run to run; otherwise the stage adds
+ * in one fixed order and must repeat its bits.
+ * Holds n (or the padded count) DEPTH_BYTES-byte elements while it runs and frees them before
+ * returning. Exits with one sentence and EXIT_NO_GPU when the device lacks that memory or a CUDA
+ * call fails (EXIT_USAGE when the host lacks it, for step00). Float build only (depth.cu). */
+size_t measure_depth(size_t n, unsigned int block, bool *order_varies);
+
+/* The bytes of one element measure_depth holds: sizeof(struct depth), checked in depth.cu. */
+#define DEPTH_BYTES 8
 
 #ifdef __cplusplus
 }
