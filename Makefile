@@ -4,6 +4,7 @@ ARCH ?= native# the GPU to build for: native (this machine's), sm_90 (H100, H200
 TYPE ?= int#    element type: int (int32) or float (float32, built into build/float)
 NVCC ?= nvcc
 CC ?= gcc
+CXX ?= g++
 
 ifeq ($(TYPE),int)
 BUILD ?= build
@@ -27,6 +28,7 @@ name = $(or $(call long,$(1)),$(1))# step04 -> step04_smem, step06_cf4 -> step06
 src = $(or $(wildcard $(call long,$(1))/reduce.c*),$(BUILD)/variants/$(1).cu)# the stage's file
 
 CFLAGS := -std=c11 -O2 -Wall -Wextra -fwrapv -Icommon $(TYPEFLAGS)
+CXXFLAGS := -std=c++20 -O2 -Wall -Wextra -Icommon
 NVCCFLAGS := -std=c++20 -O3 -arch=$(ARCH) -lineinfo -Icommon $(TYPEFLAGS) \
              -Xcompiler -Wall,-Wextra,-fwrapv,-Wno-missing-field-initializers
 
@@ -46,6 +48,14 @@ endif
 OBJ := $(BUILD)/obj
 HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ)/tolerance.o
 GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o
+# The float build holds each sum to an error bound that needs the depth of the stage's order of
+# additions: each program also links the stage's depth twin, its own file compiled a second time
+# on a counting type (depth_stepNN.o, common/depth.h), which measure_depth (depth.o) runs.
+ifeq ($(TYPE),float)
+DEPTH := $(OBJ)/depth_%.o $(OBJ)/depth.o $(OBJ)/reference_depth.o
+else
+DEPTH :=
+endif
 BINS := $(addprefix $(BUILD)/,$(SHORT))
 TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages \
          $(BUILD)/test_hostile
@@ -137,6 +147,16 @@ $(OBJ)/stage_%.o: common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -c $(call src,$*) -o $@
 $(foreach s,$(GPU_SHORT) $(VARIANTS),$(eval $(OBJ)/stage_$(s).o: $(call src,$(s))))
 
+# The same code on the counting type (float build, DEPTH above): -DREDUCE_DEPTH makes elem_t a
+# depth and renames reduce() to reduce_depth() (reduce.h). step00's C files compile as CUDA C++.
+$(OBJ)/depth_step00.o: common/cpu_stage.c common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -DREDUCE_DEPTH -x cu -c $< -o $@
+$(OBJ)/reference_depth.o: step00_cpu/reduce.c common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -DREDUCE_DEPTH -x cu -c $< -o $@
+$(OBJ)/depth_%.o: common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -DREDUCE_DEPTH -c $(call src,$*) -o $@
+$(foreach s,$(GPU_SHORT) $(VARIANTS),$(eval $(OBJ)/depth_$(s).o: $(call src,$(s))))
+
 $(BUILD)/variants/%.cu: bench/variants/%.patch bench/variant.sh
 	@mkdir -p $(@D)
 	@bash bench/variant.sh $< $@
@@ -144,19 +164,19 @@ $(BUILD)/variants/%.cu: bench/variants/%.patch bench/variant.sh
 $(OBJ)/main_%.o: common/main.c common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
-$(BUILD)/%: $(OBJ)/main_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+$(BUILD)/%: $(OBJ)/main_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
 $(OBJ)/bench_%.o: common/bench.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
-$(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+$(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
 $(OBJ)/accuracy_%.o: common/accuracy.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
-$(BUILD)/accuracy_%: $(OBJ)/accuracy_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+$(BUILD)/accuracy_%: $(OBJ)/accuracy_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
 $(BUILD)/broken/%: tests/broken/%.cu common/check.h
@@ -171,8 +191,13 @@ $(OBJ)/test_%.o: tests/test_%.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' \
 	    -DSTAGE_LIST='"$(STAGES)"' -c $< -o $@
 
+# The counting type's own tests are C++ (Criterion supports it): depth.h is C++.
+$(OBJ)/test_depth.o: tests/test_depth.cc common/depth.h | $(OBJ)
+	$(CXX) $(CXXFLAGS) $(CRIT_CFLAGS) -Itests -c $< -o $@
+
 $(BUILD)/test_harness: $(OBJ)/test_options.o $(OBJ)/test_npy.o $(OBJ)/test_reference.o \
-                       $(OBJ)/test_fuzz_options.o $(OBJ)/test_tolerance.o $(HARNESS)
+                       $(OBJ)/test_fuzz_options.o $(OBJ)/test_tolerance.o $(OBJ)/test_depth.o \
+                       $(HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
 $(BUILD)/test_all_stages: $(OBJ)/test_all_stages.o $(OBJ)/stage_step00.o $(GPU_HARNESS)
@@ -181,7 +206,7 @@ $(BUILD)/test_all_stages: $(OBJ)/test_all_stages.o $(OBJ)/stage_step00.o $(GPU_H
 $(BUILD)/test_hostile: $(OBJ)/test_hostile.o $(OBJ)/stage_step00.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
-$(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+$(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
 $(OBJ):

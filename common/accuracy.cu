@@ -5,7 +5,8 @@
  *   | stage | order | d | lowest sum | highest sum | spread | distinct | worst rel. error | bound |
  * order: "fixed" when the stage adds in the same order every run, "varies" where float atomicAdds
  * land in whatever order the threads or blocks get there; d: the depth behind the stage's error
- * bound (tolerance.c); lowest and highest of the sums and their difference; how many distinct
+ * bound; both measured by running the stage's own code on a counting type (measure_depth,
+ * depth.cu). Then the lowest and highest of the sums and their difference; how many distinct
  * sums; the largest |sum - ref| / |ref| of the runs against the double reference; and the bound
  * gamma_d * sum |x_i| / |ref| the tests hold the stage to. --header prints the table's title and
  * column heads instead (common/accuracy.sh prints a whole table). A single-block stage given more
@@ -93,7 +94,7 @@ int main(int argc, char **argv)
     char size[32];
     size_name(n, size, sizeof size);
     if (!header && STAGE.single_block && n > 2 * block) {
-        printf("| %s | fixed | | one block takes n <= %zu, not %s | | | | | |\n", STAGE_NAME,
+        printf("| %s | | | one block takes n <= %zu, not %s | | | | | |\n", STAGE_NAME,
                2 * (size_t)block, size);
         return EXIT_OK;
     }
@@ -149,10 +150,9 @@ int main(int argc, char **argv)
     qsort(sums, reps, sizeof *sums, compare_elem);
     for (uint64_t r = 1; r < reps; ++r)
         distinct += memcmp(&sums[r], &sums[r - 1], sizeof *sums) != 0;
-    size_t depth = stage_depth(STAGE_NAME, n, (unsigned int)block,
-                               STAGE.on_gpu ? gpu_resident_blocks((unsigned int)block) : 0);
+    bool varies;
+    size_t depth = measure_depth(n, (unsigned int)block, &varies); /* the stage's own order */
     double bound = float_sum_bound(n, depth, scale);
-    bool varies = stage_order_varies(STAGE_NAME);
     printf("| %s | %s | %zu | %.9g | %.9g | %.9g | %d of %llu | %.2e | %.2e |\n", STAGE_NAME,
            !varies ? "fixed" : "varies", depth, (double)sums[0], (double)sums[reps - 1],
            (double)sums[reps - 1] - (double)sums[0], distinct, (unsigned long long)reps,

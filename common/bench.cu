@@ -130,7 +130,12 @@ int main(int argc, char **argv)
         max_n = 2 * (uint64_t)b.block;
     size_t free_bytes, total_bytes;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    while (max_n > 1024 && 2 * max_n * sizeof(elem_t) + 4 * l2 + ((size_t)1 << 28) > free_bytes)
+#ifdef REDUCE_FLOAT
+    size_t bytes_per_n = 2 * sizeof(elem_t) + DEPTH_BYTES; /* and measure_depth's elements */
+#else
+    size_t bytes_per_n = 2 * sizeof(elem_t);
+#endif
+    while (max_n > 1024 && max_n * bytes_per_n + 4 * l2 + ((size_t)1 << 28) > free_bytes)
         max_n /= 2;
     size_t padded_max = STAGE.single_block ? 2 * (size_t)b.block : max_n;
 
@@ -177,8 +182,9 @@ int main(int argc, char **argv)
         double bytes = (double)n * sizeof(elem_t);
 
         b.bad_sums = 0;
-        b.bound = float_sum_bound(
-            n, stage_depth(STAGE_NAME, n, b.block, gpu_resident_blocks(b.block)), prefix_abs);
+#ifdef REDUCE_FLOAT /* the stage's depth, measured by running its own code (depth.cu) */
+        b.bound = float_sum_bound(n, measure_depth(n, b.block, NULL), prefix_abs);
+#endif
         CUDA_CHECK(cudaMemset(b.d_sum, 0xff, sizeof(elem_t)));
         gpu_time(prepare, run_stage, &b, (int)reps, &stage);
         check(&b);

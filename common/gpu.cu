@@ -79,16 +79,6 @@ static size_t stage_bytes(size_t n, unsigned int block, size_t l2_bytes)
     return padded * sizeof(elem_t) * copies + extra;
 }
 
-size_t gpu_resident_blocks(unsigned int block)
-{
-    int device, sm_count, threads_per_sm;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(
-        cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-    return (size_t)sm_count * (threads_per_sm / block);
-}
-
 size_t gpu_free_memory(void)
 {
     size_t free_bytes, total_bytes;

@@ -3,7 +3,8 @@
  *   options.c  command line (getopt_long) and the stage's limits: CPU only, no CUDA call
  *   input.c    seeded input patterns: CPU only
  *   gpu.cu     device memory, padding, timing with CUDA events and an L2 flush, peak bandwidth
- *   tolerance.c  float32 build: the double reference and each stage's error bound (FLOAT.md)
+ *   tolerance.c  float32 build: the double reference and the error bound (FLOAT.md)
+ *   depth.cu   float32 build: the depth the bound needs, measured by running the stage (depth.h)
  *   main.c     the program every stage builds into: one line of results, exit status 0/1/2/3
  */
 #ifndef HARNESS_H
@@ -97,11 +98,6 @@ int gpu_available(char *why, size_t why_len);
  * cudaDeviceGetAttribute) and L2 size in bytes. */
 void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_bytes);
 
-/* The thread blocks of `block` threads the device holds at once: multiprocessors x (threads a
- * multiprocessor holds / block). step07 launches min(this, its segments) blocks; stage_depth needs
- * it to count the partial sums of step07's atomicAdd chain. */
-size_t gpu_resident_blocks(unsigned int block);
-
 /* The device memory free now, in bytes. */
 size_t gpu_free_memory(void);
 
@@ -128,7 +124,8 @@ void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps
                    struct timing *t);
 
 /* --------------------------------------------------------------------------------------------
- * The float32 build's reference and tolerance (tolerance.c); common/FLOAT.md tells the story.
+ * The float32 build's reference, tolerance (tolerance.c) and depth (depth.cu); common/FLOAT.md
+ * tells the story.
  *
  * A float sum depends on the order of its additions, and each stage adds in its own order, so no
  * stage can be held to another's bits. Each is held instead to Higham's bound, which holds for
@@ -137,7 +134,7 @@ void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps
  *     |s - exact| <= gamma_d * sum |x_i|,   gamma_d = d*u / (1 - d*u),   u = 2^-24
  *
  * where d is the most rounded additions any one element passes through on its way to the sum:
- * n - 1 in a loop, about log2(n) in a tree. stage_depth reads d off each stage's kernel;
+ * n - 1 in a loop, about log2(n) in a tree. measure_depth runs the stage's own code to find d;
  * float_sum_bound turns it into the tolerance. main.c and the tests use both.
  */
 
@@ -148,23 +145,31 @@ double reduce_double(const elem_t *x, size_t n);
 /* sum |x_i| in double: the scale of the bound. */
 double sum_abs(const elem_t *x, size_t n);
 
-/* d for the stage named stage_name ("stepNN" or "stepNN_name") summing n elements with `block`
- * threads a block: the most rounded additions on any element's way to the sum. resident_blocks:
- * gpu_resident_blocks(block), which sizes step07's grid, or 0 when unknown (the worst grid is
- * then assumed). Never more than n - 1. The formula for each stage is at its case in tolerance.c;
- * it must follow the stage's kernel (COARSE_FACTOR included) when that changes. */
-size_t stage_depth(const char *stage_name, size_t n, unsigned int block, size_t resident_blocks);
-
-/* Whether the stage adds floats with atomicAdd (steps 01, 05, 06, 07): its order, and so the last
- * bits of its sum, may then change from run to run. The others give the same bits every run. */
-bool stage_order_varies(const char *stage_name);
-
-/* The tolerance on |s - reference| for a float sum s of n elements by a stage of depth d, where
+/* The tolerance on |s - reference| for a float sum s of n elements by an order of depth d, where
  * reference = reduce_double and sum_abs = sum_abs of the same elements:
  *     min(gamma_d, (n - 1) u) * sum_abs
  * plus the double reference's own error and what float atomicAdd's flush of subnormals can lose,
  * both far below float's rounding. Compare in double: the reference is never rounded to float. */
 double float_sum_bound(size_t n, size_t d, double sum_abs);
+
+/* The depth d of this stage's order of additions for n elements and `block` threads a block: the
+ * most rounded additions on any element's path to the sum (a count of additions), for
+ * float_sum_bound. Measured, not computed: the stage's own file, compiled a second time on a
+ * counting type (common/depth.h: its + counts roundings), is run on n elements with this block
+ * size, on the device and grid the float stage uses (step00: on the host), padded like
+ * gpu_run_stage pads; where atomicAdds land in an unknown order, the worst order counts. For any
+ * correct stage ceil(log2 n) <= d <= n - 1; a count too large for 32 bits is reported as n - 1.
+ * n = 0 gives 0 without a launch.
+ * *order_varies (may be NULL) is set when the sum came through more than one atomicAdd: in float
+ * their arrival order, and so the last bits, may change from run to run; otherwise the stage adds
+ * in one fixed order and must repeat its bits.
+ * Holds n (or the padded count) DEPTH_BYTES-byte elements while it runs and frees them before
+ * returning. Exits with one sentence and EXIT_NO_GPU when the device lacks that memory or a CUDA
+ * call fails (EXIT_USAGE when the host lacks it, for step00). Float build only (depth.cu). */
+size_t measure_depth(size_t n, unsigned int block, bool *order_varies);
+
+/* The bytes of one element measure_depth holds: sizeof(struct depth), checked in depth.cu. */
+#define DEPTH_BYTES 8
 
 #ifdef __cplusplus
 }

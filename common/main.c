@@ -11,8 +11,10 @@
  * stage's error bound (float_sum_bound, tolerance.c), and it adds to the line, for example
  *   err=0.25 rel_err=2.98e-08 bound=12.5 depth=1064 spread=0.5 repeats_differ=7
  * the first run's error, the bound and the depth d it comes from, and how far the runs spread.
- * Repeats may differ where floats meet atomicAdd (steps 01, 05, 06, 07: the order of additions
- * changes from run to run); elsewhere a differing repeat is a race, and a failure. */
+ * d is measured by running the stage's own code on a counting type (measure_depth, depth.cu),
+ * before the input is made. Repeats may differ where that run saw float partial sums meet in
+ * several atomicAdds (their order changes from run to run); elsewhere a differing repeat is a
+ * race, and a failure. */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 #include "npy.h"
@@ -105,6 +107,12 @@ int main(int argc, char **argv)
         gpu_describe(device, sizeof device, &peak_gbps, NULL);
         gpu_check_memory(opt.n, opt.block);
     }
+#ifdef REDUCE_FLOAT
+    /* The depth of the stage's order, from the stage's own code; its memory is freed again before
+     * the input is made and copied to the device. */
+    bool order_varies;
+    size_t depth = measure_depth(opt.n, opt.block, &order_varies);
+#endif
     if (!opt.input_path) {
         input = malloc(opt.n ? opt.n * sizeof *input : 1);
         if (input == NULL) {
@@ -130,11 +138,9 @@ int main(int argc, char **argv)
 
 #ifdef REDUCE_FLOAT
     /* Every run, not only the first, within the bound: the lowest and the highest sum. */
-    size_t depth = stage_depth(STAGE_NAME, opt.n, opt.block,
-                               STAGE.on_gpu ? gpu_resident_blocks(opt.block) : 0);
     double bound = float_sum_bound(opt.n, depth, scale);
     int within = fabs((double)t.lo - ref) <= bound && fabs((double)t.hi - ref) <= bound;
-    int ok = within && (t.unstable == 0 || stage_order_varies(STAGE_NAME));
+    int ok = within && (t.unstable == 0 || order_varies);
 #else
     int ok = memcmp(&sum, &ref, sizeof sum) == 0 && t.unstable == 0;
 #endif
@@ -165,7 +171,7 @@ int main(int argc, char **argv)
                 "%s: a float sum in [%.9g, %.9g] lies more than the bound %.3g from the double "
                 "reference %.17g (depth d = %zu).\n",
                 STAGE_NAME, (double)t.lo, (double)t.hi, bound, ref, depth);
-    int report_unstable = t.unstable && !stage_order_varies(STAGE_NAME);
+    int report_unstable = t.unstable && !order_varies;
 #else
     printf("\n");
     int report_unstable = t.unstable;

@@ -3,6 +3,8 @@
  * Element type: int32 with identity 0. int32 sums wrap modulo 2^32 (two's complement) on the GPU;
  * the host code is built with -fwrapv so the CPU reference wraps identically, and the exact sum is
  * defined even for full-range random input. Build with -DREDUCE_FLOAT for float32 (identity 0.0f).
+ * The float32 build also compiles each stage with -DREDUCE_DEPTH (C++ only), where elem_t counts
+ * roundings instead of adding numbers: that measures the depth of the stage's order (depth.h).
  *
  * A stage is one file, stepNN_name/reduce.cu (step00: reduce.c), that defines STAGE and reduce().
  * The harness (common/) allocates, fills, times and checks; the stage holds only its lesson.
@@ -14,7 +16,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef REDUCE_FLOAT
+#if defined(REDUCE_DEPTH)
+/* The stage's own code, run on a counting type to measure its depth (depth.h, depth.cu). */
+#include "depth.h"
+typedef depth elem_t;
+typedef depth4 elem4_t;
+#define ELEM_NAME "depth"
+/* Linked beside the stage's float code, so its C names change: reduce() becomes
+ * reduce_depth(), STAGE STAGE_depth (step00: reduce_cpu() reduce_cpu_depth()). The kernels are C++
+ * functions of elem_t, whose names differ already. */
+#define reduce reduce_depth
+#define reduce_cpu reduce_cpu_depth
+#define STAGE STAGE_depth
+#elif defined(REDUCE_FLOAT)
 typedef float elem_t;
 #define ELEM_NAME "float32"
 #ifdef __CUDACC__

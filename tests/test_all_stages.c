@@ -5,7 +5,8 @@
  * machine without a GPU too).
  * In the float32 build the stages add in different orders, so their sums may differ in the last
  * bits: each must lie within its own error bound of the double-precision reference (tolerance.c),
- * and only stages that add in the same order must agree bit for bit. */
+ * computed from the depth d the program prints (measured by running the stage itself), and only
+ * stages that add in the same order must agree bit for bit. */
 #define _GNU_SOURCE /* mkstemps */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -80,9 +81,24 @@ static double parse_double(const char *out, const char *key)
     return strtod(at + strlen(key), NULL);
 }
 
-/* Every program gets --block 1024, so the test knows each one's order. Steps 03, 04 and 05 then
- * add in the same order (2047 elements: step05 runs one block, and its one atomicAdd lands on 0),
- * so they must print the same bits; the others may not. */
+/* The depth the program printed: what it measured by running its own stage. Any correct order of
+ * n > 1 elements has one in [ceil(log2 n), n - 1]. */
+static size_t parse_depth(const char *stage, size_t n, const char *out)
+{
+    const char *at = strstr(out, " depth=");
+    cr_assert_not_null(at, "%s: no depth= in: %s", stage, out);
+    size_t d = strtoull(at + strlen(" depth="), NULL, 10), log2_n = 0;
+    while (((size_t)1 << log2_n) < n)
+        ++log2_n;
+    cr_expect(log2_n <= d && d <= n - 1, "%s: depth %zu for n = %zu: not in [%zu, %zu]: %s", stage,
+              d, n, log2_n, n - 1, out);
+    return d;
+}
+
+/* Every program gets --block 1024 and prints the depth of its order, which it measured by running
+ * its own stage: its sum must lie within the bound that depth gives. And as their lessons say,
+ * steps 03, 04 and 05 then add in the same order (2047 elements: step05 runs one block, and its one
+ * atomicAdd lands on 0), so they must print the same bits; the others may not. */
 Test(all_stages, each_sum_within_its_bound_from_the_same_npy_file)
 {
     require_gpu();
@@ -92,7 +108,6 @@ Test(all_stages, each_sum_within_its_bound_from_the_same_npy_file)
     const char *path = write_input(n, &loop, &ref, &scale);
     char args[256], out[4096];
     snprintf(args, sizeof args, "--input %s --reps 3 --block 1024", path);
-    size_t resident = gpu_resident_blocks(1024);
     for (int s = 0; s < N_STAGES; ++s) {
         int status = run(STAGES[s], args, out, sizeof out);
         cr_expect_eq(status, 0, "%s exited %d: %s", STAGES[s], status, out);
@@ -100,7 +115,7 @@ Test(all_stages, each_sum_within_its_bound_from_the_same_npy_file)
         cr_expect(parse_double(out, " ref=") == ref, "%s: reference not %.17g: %s", STAGES[s], ref,
                   out);
         sums[s] = parse_sum(out, " sum=");
-        size_t d = stage_depth(STAGES[s], n, 1024, resident);
+        size_t d = parse_depth(STAGES[s], n, out);
         double bound = float_sum_bound(n, d, scale);
         cr_expect(fabs((double)sums[s] - ref) <= bound,
                   "%s: sum %.9g is more than the bound %.3g (d = %zu) from %.17g: %s", STAGES[s],
@@ -125,7 +140,7 @@ Test(all_stages, step00_sums_an_npy_file_without_a_gpu)
     cr_expect_eq(run("step00", args, out, sizeof out), 0, "%s", out);
     cr_expect_eq(parse_sum(out, " sum="), loop, "%s", out); /* the same loop, the same bits */
     cr_expect(parse_double(out, " ref=") == ref, "reference not %.17g: %s", ref, out);
-    double bound = float_sum_bound(n, stage_depth("step00", n, 256, 0), scale);
+    double bound = float_sum_bound(n, parse_depth("step00", n, out), scale);
     cr_expect(fabs((double)loop - ref) <= bound, "sum %.9g, reference %.17g, bound %.3g",
               (double)loop, ref, bound);
     cr_expect(strstr(out, "n=100003 ") != NULL, "%s", out);

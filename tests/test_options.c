@@ -14,10 +14,8 @@
 #include "harness.h"
 
 /* Two stages as the harness sees them: one that takes any n, one that works in a single block. */
-static const struct stage_info MULTI = {
-    .on_gpu = true, .single_block = false, .in_place = false};
-static const struct stage_info SINGLE = {
-    .on_gpu = true, .single_block = true, .in_place = true};
+static const struct stage_info MULTI = {.on_gpu = true};
+static const struct stage_info SINGLE = {.on_gpu = true, .single_block = true, .in_place = true};
 #define MULTI_NAME "step05_segmented"
 #define SINGLE_NAME "step02_blocked"
 

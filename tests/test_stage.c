@@ -9,9 +9,12 @@
  * The float32 build (make TYPE=float test) runs the same tests, but a float sum depends on the
  * order of its additions and every stage has its own: there each sum must lie within the stage's
  * error bound of a double-precision reference (|s - ref| <= gamma_d * sum |x_i|, float_sum_bound in
- * common/tolerance.c, derived in common/FLOAT.md). Where float must be exact in any order (integer
- * input whose magnitudes add up to at most 2^24) the sum must be exact too, and the stages that
- * add in the same order every run (no float atomicAdd) must repeat their bits. */
+ * common/tolerance.c, derived in common/FLOAT.md), where d is the depth of the stage's order,
+ * measured by running the stage's own code on a counting type (measure_depth, common/depth.cu).
+ * Where float must be exact in any order (integer input whose magnitudes add up to at most 2^24)
+ * the sum must be exact too, and the stages that add in the same order every run (no more than one
+ * float atomicAdd, as measured) must repeat their bits. The measured depth itself must lie between
+ * ceil(log2 n) and n - 1, as for any correct reduction. */
 #define _DEFAULT_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -51,10 +54,11 @@ static elem_t stage_sum(elem_t *input, size_t n, unsigned int block)
 
 #ifdef REDUCE_FLOAT
 /* The tolerance for this stage summing n elements of sum |x_i| = scale with `block` threads a
- * block, and in *depth the d it comes from (tolerance.c). */
-static double bound_for(size_t n, unsigned int block, double scale, size_t *depth)
+ * block, in *depth the d it comes from, and in *varies (may be NULL) whether its order may change
+ * from run to run: both measured by running the stage (measure_depth). */
+static double bound_for(size_t n, unsigned int block, double scale, size_t *depth, bool *varies)
 {
-    *depth = stage_depth(STAGE_NAME, n, block, STAGE.on_gpu ? gpu_resident_blocks(block) : 0);
+    *depth = measure_depth(n, block, varies);
     return float_sum_bound(n, *depth, scale);
 }
 
@@ -87,7 +91,7 @@ static void check_sums(size_t n, enum pattern pattern, uint64_t seed)
             continue; /* refused by the stage: see limit_on_n */
         elem_t sum = stage_sum(input, n, BLOCKS[b]);
         size_t d;
-        double bound = bound_for(n, BLOCKS[b], scale, &d);
+        double bound = bound_for(n, BLOCKS[b], scale, &d, NULL);
         cr_expect(fabs((double)sum - ref) <= bound,
                   "%s: n = %zu, block = %u, %s input: sum %.9g, double reference %.17g: off by "
                   "%.3g, more than the bound %.3g (d = %zu)",
@@ -140,9 +144,10 @@ Test(stage, alternating_signs)
 /* The same input gives the same bits every time: int32 addition is associative, so even the
  * stages whose atomics land in a different order each run must agree. The GPU repeats go through
  * the timed path, which checks the sum of every repeat against the first run's.
- * float32 is not associative: where float atomicAdds land in a different order each run (steps
- * 01, 05, 06, 07) the last bits may change, so there every repeat must only be within the bound,
- * and the test logs how many differed. The other stages add in one fixed order: same bits. */
+ * float32 is not associative: where float atomicAdds land in a different order each run (the
+ * depth measurement saw more than one) the last bits may change, so there every repeat must only
+ * be within the bound, and the test logs how many differed. The others add in one fixed order:
+ * same bits. */
 Test(stage, repeats_are_bit_identical)
 {
     if (STAGE.on_gpu)
@@ -154,7 +159,8 @@ Test(stage, repeats_are_bit_identical)
 #ifdef REDUCE_FLOAT
     double ref = reduce_double(input, n), scale = sum_abs(input, n);
     size_t d;
-    double bound = bound_for(n, 1024, scale, &d);
+    bool varies;
+    double bound = bound_for(n, 1024, scale, &d, &varies);
     elem_t first = stage_sum(input, n, 1024), sum;
     cr_expect(fabs((double)first - ref) <= bound,
               "%s: sum %.9g, double reference %.17g: off by more than the bound %.3g (d = %zu)",
@@ -162,7 +168,7 @@ Test(stage, repeats_are_bit_identical)
     if (STAGE.on_gpu) {
         struct timing t;
         gpu_run_stage(input, n, 1024, 5, &sum, &t); /* 1 warm-up + 5 timed repeats */
-        if (stage_order_varies(STAGE_NAME)) {
+        if (varies) {
             cr_expect(fabs((double)t.lo - ref) <= bound && fabs((double)t.hi - ref) <= bound,
                       "%s: the repeats' sums span [%.9g, %.9g], more than the bound %.3g (d = "
                       "%zu) from the double reference %.17g",
@@ -180,7 +186,7 @@ Test(stage, repeats_are_bit_identical)
         for (int r = 0; r < 5; ++r)
             sum = stage_sum(input, n, 1024);
     }
-    cr_expect(stage_order_varies(STAGE_NAME) || memcmp(&sum, &first, sizeof sum) == 0,
+    cr_expect(varies || memcmp(&sum, &first, sizeof sum) == 0,
               "a repeat gave a different sum: %.9g, then %.9g", (double)first, (double)sum);
     free(input);
 }
@@ -197,6 +203,47 @@ Test(stage, repeats_are_bit_identical)
     }
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "a repeat gave a different sum");
     free(input);
+}
+#endif
+
+#ifdef REDUCE_FLOAT
+static size_t ceil_log2(size_t n)
+{
+    size_t k = 0;
+    while (((size_t)1 << k) < n)
+        ++k;
+    return k;
+}
+
+/* The measured depth is a depth. A reduction of n elements by additions of two partial sums takes
+ * every element through at most n - 1 of them (there are n - 1 in all), and some element through
+ * at least ceil(log2 n) (d additions gather at most 2^d elements): true of any correct order, so
+ * this says nothing of the stage's own. One element, or none, needs no addition at all. Measuring
+ * twice gives the same d, even where the atomicAdds land in another order each time. */
+Test(stage, measured_depth_is_a_depth)
+{
+    static const size_t N[] = {0, 1, 2, 3, 1000, 2047, 100003, (1u << 20) + 3};
+    if (STAGE.on_gpu)
+        require_gpu();
+    for (size_t i = 0; i < COUNT(N); ++i)
+        for (size_t b = 0; b < COUNT(BLOCKS); ++b) {
+            size_t n = N[i];
+            if (STAGE.single_block && n > 2 * (size_t)BLOCKS[b])
+                continue; /* refused by the stage: see limit_on_n */
+            bool varies;
+            size_t d = measure_depth(n, BLOCKS[b], &varies),
+                   again = measure_depth(n, BLOCKS[b], NULL);
+            if (n <= 1)
+                cr_expect(d == 0 && !varies, "%s: n = %zu, block = %u: depth %zu%s, not 0",
+                          STAGE_NAME, n, BLOCKS[b], d, varies ? " (order varies)" : "");
+            else
+                cr_expect(ceil_log2(n) <= d && d <= n - 1,
+                          "%s: n = %zu, block = %u: depth %zu, not in [ceil(log2 n), n - 1] = "
+                          "[%zu, %zu]",
+                          STAGE_NAME, n, BLOCKS[b], d, ceil_log2(n), n - 1);
+            cr_expect_eq(again, d, "%s: n = %zu, block = %u: depth %zu, then %zu", STAGE_NAME, n,
+                         BLOCKS[b], d, again);
+        }
 }
 #endif
 
@@ -221,7 +268,8 @@ Test(stage, limit_on_n)
 
 /* Past 2^31 and 2^32 elements every index and size must be 64-bit: a 32-bit one wraps and sums
  * the wrong elements. Multi-block stages must give the exact sum; single-block ones refuse. Runs
- * only where the GPU has the memory (17 GiB for 2^32 + 5), and says so when it skips. */
+ * only where the GPU has the memory (17 GiB for 2^32 + 5; in the float build 34 GiB before that,
+ * for the depth measurement), and says so when it skips. */
 static void check_huge(size_t n)
 {
     char err[512];
@@ -230,27 +278,39 @@ static void check_huge(size_t n)
                      "%s took n = %zu", STAGE_NAME, n);
         return;
     }
+    /* The most device memory held at once: the input, or in the float build the depth
+     * measurement's elements before it (measure_depth frees them before the input is made). */
+    size_t held = n * sizeof(elem_t);
+#ifdef REDUCE_FLOAT
+    if (n * DEPTH_BYTES > held)
+        held = n * DEPTH_BYTES;
+#endif
     if (STAGE.on_gpu) {
         require_gpu();
-        size_t need = n * sizeof(elem_t) + ((size_t)1 << 30);
+        size_t need = held + ((size_t)1 << 30);
         size_t free_bytes = gpu_free_memory();
         if (free_bytes < need)
             cr_skip_test("not enough GPU memory for n = %zu: %.1f GiB free, %.1f GiB needed.", n,
                          free_bytes / 1073741824.0, need / 1073741824.0);
     }
-    /* The host holds the input too; other tests run beside this one, so ask for twice as much. */
-    double need_gib = n * sizeof(elem_t) / 1073741824.0;
+    /* The host holds the input (and for a CPU stage what the device would hold); other tests run
+     * beside this one, so ask for twice as much. */
+    double need_gib = (STAGE.on_gpu ? n * sizeof(elem_t) : held) / 1073741824.0;
     double avail_gib = (double)sysconf(_SC_AVPHYS_PAGES) * sysconf(_SC_PAGESIZE) / 1073741824.0;
-    elem_t *input = avail_gib > 2 * need_gib ? malloc(n * sizeof *input) : NULL;
-    if (input == NULL)
+    if (avail_gib <= 2 * need_gib)
         cr_skip_test("not enough host memory for n = %zu: %.1f GiB available, %.1f GiB needed.", n,
                      avail_gib, 2 * need_gib);
+#ifdef REDUCE_FLOAT
+    size_t d = measure_depth(n, 256, NULL); /* first: then its memory is free for the input */
+#endif
+    elem_t *input = malloc(n * sizeof *input);
+    if (input == NULL)
+        cr_skip_test("not enough host memory for n = %zu: malloc failed.", n);
     input_fill(input, n, PATTERN_SMALL, 31);
 #ifdef REDUCE_FLOAT
     double ref = reduce_double(input, n), scale = sum_abs(input, n);
     elem_t sum = stage_sum(input, n, 256);
-    size_t d;
-    double bound = bound_for(n, 256, scale, &d);
+    double bound = float_sum_bound(n, d, scale);
     cr_expect(fabs((double)sum - ref) <= bound,
               "%s: n = %zu: sum %.9g, double reference %.17g: off by %.3g, more than the bound "
               "%.3g (d = %zu)",
