@@ -13,9 +13,31 @@
 
 #ifndef STAGE_LIST
 #error "build with -DSTAGE_LIST=\"step00_cpu step01_...\" (the Makefile does)"
+/* The index of the stage whose program is `program` ("step05"); fails the test if there is none. */
+static int stage_index(const char *program)
+{
+    stages_load();
+    for (int s = 0; s < n_stages; ++s)
+        if (strcmp(stages[s].program, program) == 0)
+            return s;
+    cr_assert_fail("no stage %s in STAGE_LIST", program);
+    return -1;
+}
+
 #endif
 #ifndef BUILD_DIR
 #define BUILD_DIR "build"
+/* The index of the stage whose program is `program` ("step05"); fails the test if there is none. */
+static int stage_index(const char *program)
+{
+    stages_load();
+    for (int s = 0; s < n_stages; ++s)
+        if (strcmp(stages[s].program, program) == 0)
+            return s;
+    cr_assert_fail("no stage %s in STAGE_LIST", program);
+    return -1;
+}
+
 #endif
 
 struct stage {
@@ -50,6 +72,17 @@ static void stages_load(void)
         s->on_gpu = strstr(help, "runs on the CPU") == NULL;
     }
     cr_assert(n_stages > 0, "STAGE_LIST is empty");
+}
+
+/* The index of the stage whose program is `program` ("step05"); fails the test if there is none. */
+static int stage_index(const char *program)
+{
+    stages_load();
+    for (int s = 0; s < n_stages; ++s)
+        if (strcmp(stages[s].program, program) == 0)
+            return s;
+    cr_assert_fail("no stage %s in STAGE_LIST", program);
+    return -1;
 }
 
 #endif

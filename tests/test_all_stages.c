@@ -19,15 +19,11 @@
 #include "gpu_test.h"
 #include "harness.h"
 #include "npy.h"
+#include "stages.h"
 
 #ifndef BUILD_DIR
 #define BUILD_DIR "build"
 #endif
-
-static const char *STAGES[] = {"step00", "step01", "step02", "step03",
-                               "step04", "step05", "step06", "step07"};
-static const int SINGLE_BLOCK[] = {0, 0, 1, 1, 1, 0, 0, 0};
-#define N_STAGES 8
 
 /* Runs `BUILD_DIR/stage args` with stderr joined to stdout; returns the exit status and the
  * output (first 4 KiB) in out. */
@@ -104,28 +100,30 @@ Test(all_stages, each_sum_within_its_bound_from_the_same_npy_file)
     require_gpu();
     const size_t n = 2047; /* every stage takes it, single-block ones too */
     double ref, scale;
-    elem_t loop, sums[N_STAGES];
+    elem_t loop, sums[MAX_STAGES];
     const char *path = write_input(n, &loop, &ref, &scale);
     char args[256], out[4096];
     snprintf(args, sizeof args, "--input %s --reps 3 --block 1024", path);
-    for (int s = 0; s < N_STAGES; ++s) {
-        int status = run(STAGES[s], args, out, sizeof out);
-        cr_expect_eq(status, 0, "%s exited %d: %s", STAGES[s], status, out);
-        cr_expect(strstr(out, "result=ok") != NULL, "%s: %s", STAGES[s], out);
-        cr_expect(parse_double(out, " ref=") == ref, "%s: reference not %.17g: %s", STAGES[s], ref,
-                  out);
+    stages_load();
+    for (int s = 0; s < n_stages; ++s) {
+        int status = run(stages[s].program, args, out, sizeof out);
+        cr_expect_eq(status, 0, "%s exited %d: %s", stages[s].program, status, out);
+        cr_expect(strstr(out, "result=ok") != NULL, "%s: %s", stages[s].program, out);
+        cr_expect(parse_double(out, " ref=") == ref, "%s: reference not %.17g: %s",
+                  stages[s].program, ref, out);
         sums[s] = parse_sum(out, " sum=");
-        size_t d = parse_depth(STAGES[s], n, out);
+        size_t d = parse_depth(stages[s].program, n, out);
         double bound = float_sum_bound(n, d, scale);
         cr_expect(fabs((double)sums[s] - ref) <= bound,
-                  "%s: sum %.9g is more than the bound %.3g (d = %zu) from %.17g: %s", STAGES[s],
-                  (double)sums[s], bound, d, ref, out);
+                  "%s: sum %.9g is more than the bound %.3g (d = %zu) from %.17g: %s",
+                  stages[s].program, (double)sums[s], bound, d, ref, out);
     }
-    cr_expect(sums[0] == loop, "step00: sum %.9g, its loop gives %.9g", (double)sums[0],
-              (double)loop);
-    cr_expect(sums[3] == sums[4] && sums[4] == sums[5],
-              "steps 03, 04, 05 add in one order here, yet print %.9g, %.9g, %.9g", (double)sums[3],
-              (double)sums[4], (double)sums[5]);
+    cr_expect(sums[stage_index("step00")] == loop, "step00: sum %.9g, its loop gives %.9g",
+              (double)sums[stage_index("step00")], (double)loop);
+    int s3 = stage_index("step03"), s4 = stage_index("step04"), s5 = stage_index("step05");
+    cr_expect(sums[s3] == sums[s4] && sums[s4] == sums[s5],
+              "steps 03, 04, 05 add in one order here, yet print %.9g, %.9g, %.9g",
+              (double)sums[s3], (double)sums[s4], (double)sums[s5]);
     unlink(path);
 }
 
@@ -155,11 +153,12 @@ Test(all_stages, identical_sum_from_the_same_npy_file)
     const char *path = write_input(2047, &ref, NULL, NULL);
     char args[256], out[4096];
     snprintf(args, sizeof args, "--input %s --reps 3", path);
-    for (int s = 0; s < N_STAGES; ++s) {
-        int status = run(STAGES[s], args, out, sizeof out);
-        cr_expect_eq(status, 0, "%s exited %d: %s", STAGES[s], status, out);
-        cr_expect(strstr(out, "result=ok") != NULL, "%s: %s", STAGES[s], out);
-        cr_expect_eq(parse_sum(out, " sum="), ref, "%s: %s", STAGES[s], out);
+    stages_load();
+    for (int s = 0; s < n_stages; ++s) {
+        int status = run(stages[s].program, args, out, sizeof out);
+        cr_expect_eq(status, 0, "%s exited %d: %s", stages[s].program, status, out);
+        cr_expect(strstr(out, "result=ok") != NULL, "%s: %s", stages[s].program, out);
+        cr_expect_eq(parse_sum(out, " sum="), ref, "%s: %s", stages[s].program, out);
     }
     unlink(path);
 }
@@ -190,19 +189,21 @@ Test(all_stages, bad_usage_is_one_sentence_and_exit_status_2)
                                 "--n 5 --input x.npy",
                                 "extra"};
     char out[4096];
-    for (int s = 0; s < N_STAGES; ++s) {
-        cr_expect_eq(run(STAGES[s], "--help", out, sizeof out), 0, "%s --help: %s", STAGES[s], out);
-        cr_expect(strstr(out, "--block") != NULL, "%s --help: %s", STAGES[s], out);
+    stages_load();
+    for (int s = 0; s < n_stages; ++s) {
+        cr_expect_eq(run(stages[s].program, "--help", out, sizeof out), 0, "%s --help: %s",
+                     stages[s].program, out);
+        cr_expect(strstr(out, "--block") != NULL, "%s --help: %s", stages[s].program, out);
         for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
-            int status = run(STAGES[s], bad[b], out, sizeof out);
-            cr_expect_eq(status, 2, "%s %s exited %d: %s", STAGES[s], bad[b], status, out);
+            int status = run(stages[s].program, bad[b], out, sizeof out);
+            cr_expect_eq(status, 2, "%s %s exited %d: %s", stages[s].program, bad[b], status, out);
             size_t len = strlen(out);
             cr_expect(len > 10 && strchr(out, '\n') == out + len - 1, "%s %s: not one line: '%s'",
-                      STAGES[s], bad[b], out);
+                      stages[s].program, bad[b], out);
         }
-        int status = run(STAGES[s], "--n 2049", out, sizeof out);
-        if (SINGLE_BLOCK[s]) {
-            cr_expect_eq(status, 2, "%s --n 2049 exited %d: %s", STAGES[s], status, out);
+        int status = run(stages[s].program, "--n 2049", out, sizeof out);
+        if (stages[s].single_block) {
+            cr_expect_eq(status, 2, "%s --n 2049 exited %d: %s", stages[s].program, status, out);
             cr_expect(strstr(out, "n <= 2048") && strstr(out, "step05_segmented"), "%s", out);
         }
     }
@@ -216,7 +217,9 @@ Test(all_stages, malformed_npy_file_is_refused)
     cr_assert_eq(write(fd, "\x93NUMPY\x01\x00garbage", 15), 15);
     close(fd);
     snprintf(args, sizeof args, "--input %s", path);
-    for (int s = 0; s < N_STAGES; ++s)
-        cr_expect_eq(run(STAGES[s], args, out, sizeof out), 2, "%s: %s", STAGES[s], out);
+    stages_load();
+    for (int s = 0; s < n_stages; ++s)
+        cr_expect_eq(run(stages[s].program, args, out, sizeof out), 2, "%s: %s", stages[s].program,
+                     out);
     unlink(path);
 }
