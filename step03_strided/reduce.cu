@@ -1,4 +1,4 @@
-/* Stage 3: strided addressing (PMPP 10.4, Harris 2007 kernel 3).
+/* Stage 3: strided addressing (PMPP 10.4-10.5; Harris 2007 kernel 3, "sequential addressing").
  *
  * Concept: control divergence and memory coalescing. Goal: the same tree with fewer divergent
  * warps.

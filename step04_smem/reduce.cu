@@ -1,4 +1,4 @@
-/* Stage 4: the tree in shared memory (PMPP 10.5, Harris 2007 kernel 4).
+/* Stage 4: the tree in shared memory (PMPP 10.6, Harris 2007 kernel 4).
  *
  * Concept: shared memory, the block's on-chip scratchpad. Goal: read each input element from
  * global memory once and write nothing back to it.

@@ -1,4 +1,4 @@
-/* Stage 5: segmented reduction across thread blocks (PMPP 10.8).
+/* Stage 5: segmented reduction across thread blocks (PMPP 10.7).
  *
  * Concept: blocks cannot wait for each other inside a launch, so each reduces its own segment.
  * Goal: use every multiprocessor, for any n.

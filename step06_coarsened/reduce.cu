@@ -1,4 +1,4 @@
-/* Stage 6: thread coarsening, on a grid that fills the GPU once (PMPP 10.9, the course notes'
+/* Stage 6: thread coarsening, on a grid that fills the GPU once (PMPP 10.8, the course notes'
  * "Coarse Solution").
  *
  * Concept: the price of parallelism. Goal: as many blocks as the GPU runs at once, no more.

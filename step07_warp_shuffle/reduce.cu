@@ -1,4 +1,4 @@
-/* Stage 7: warp shuffles and 16-byte loads (Harris 2007 kernels 5-6, CUB's WarpReduce).
+/* Stage 7: warp shuffles and 16-byte loads (CUB's WarpReduce; its ancestor: Harris 2007 kernel 5).
  *
  * Concept: the warp, 32 lanes that can read each other's registers. Goal: as fast as NVIDIA's CUB.
  *

@@ -1,13 +1,13 @@
 /* volatile_warp_unroll.cu: a DELIBERATELY WRONG reduction, kept out of the stages and `make all`.
  *
- * What is wrong: the last-warp unroll of Harris's 2007 slides (kernel 6). Once 32 partial sums or
- * fewer are left, warp 0 finishes the tree in shared memory with no barrier at all, counting on its
- * 32 lanes running in lockstep, with `volatile` only to stop the compiler keeping sdata[] in
- * registers. Since Volta (independent thread scheduling) the lanes of a warp are not guaranteed to
- * run in lockstep: lane t may read sdata[t + 16] before lane t + 16 has written it (a
- * read-after-write hazard), or after lane t + 16 has already overwritten it with its own next sum
- * (write-after-read). `volatile` orders nothing between threads. The sum usually comes out right on
- * today's GPUs, which is exactly why the bug survived so long.
+ * What is wrong: the last-warp unroll of Harris's 2007 slides (kernel 5, "unroll the last
+ * warp"). Once 32 partial sums or fewer are left, warp 0 finishes the tree in shared memory with no
+ * barrier at all, counting on its 32 lanes running in lockstep, with `volatile` only to stop the
+ * compiler keeping sdata[] in registers. Since Volta (independent thread scheduling) the lanes of a
+ * warp are not guaranteed to run in lockstep: lane t may read sdata[t + 16] before lane t + 16 has
+ * written it (a read-after-write hazard), or after lane t + 16 has already overwritten it with its
+ * own next sum (write-after-read). `volatile` orders nothing between threads. The sum usually comes
+ * out right on today's GPUs, which is exactly why the bug survived so long.
  *
  * Who catches it: compute-sanitizer --tool racecheck. The hazards are between lanes of one warp,
  * which racecheck classes as WARNING (its manual: warp-synchronous code without explicit
