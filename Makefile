@@ -98,10 +98,11 @@ bench: $(addprefix $(BUILD)/bench_,$(GPU_SHORT)) ## every GPU stage against CUB 
 variants: $(addprefix $(BUILD)/bench_,step04 step06 step07 $(VARIANTS)) ## the stages and each bench/variants/ patch against CUB, one run: bench/<gpu>/variants.csv (GPU)
 	@BENCH_CSV=variants.csv bash bench/run.sh $(BUILD) step04 step06 step07 $(VARIANTS)
 
-plot: ## redraw the benchmark plot from a CSV without a GPU (CSV=bench/<gpu>/results.csv)
+plot: ## redraw the benchmark plot into build/bandwidth.png, no GPU needed (CSV=..., PNG=...)
 	@csv="$(CSV)"; [ -n "$$csv" ] || csv=$$(ls -t bench/*/results.csv 2>/dev/null | head -n 1); \
 	 [ -n "$$csv" ] || { echo "make plot: no bench/*/results.csv yet: run make bench on a GPU." >&2; exit 2; }; \
-	 py=$$(bash bench/python.sh) && $$py bench/plot.py "$$csv" --table
+	 py=$$(bash bench/python.sh) && mkdir -p $(BUILD) && \
+	 $$py bench/plot.py "$$csv" --table -o $(or $(PNG),$(BUILD)/bandwidth.png)
 
 profile: $(BUILD)/$(or $(STEP:%=step%),step07) ## Nsight Compute on one stage (STEP=NN, N=elements)
 	@command -v ncu >/dev/null || { echo "make profile: ncu (Nsight Compute) was not found: it ships with the CUDA toolkit, e.g. /usr/local/cuda/bin/ncu; put its folder on PATH." >&2; exit 3; }
