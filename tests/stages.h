@@ -13,31 +13,9 @@
 
 #ifndef STAGE_LIST
 #error "build with -DSTAGE_LIST=\"step00_cpu step01_...\" (the Makefile does)"
-/* The index of the stage whose program is `program` ("step05"); fails the test if there is none. */
-static int stage_index(const char *program)
-{
-    stages_load();
-    for (int s = 0; s < n_stages; ++s)
-        if (strcmp(stages[s].program, program) == 0)
-            return s;
-    cr_assert_fail("no stage %s in STAGE_LIST", program);
-    return -1;
-}
-
 #endif
 #ifndef BUILD_DIR
 #define BUILD_DIR "build"
-/* The index of the stage whose program is `program` ("step05"); fails the test if there is none. */
-static int stage_index(const char *program)
-{
-    stages_load();
-    for (int s = 0; s < n_stages; ++s)
-        if (strcmp(stages[s].program, program) == 0)
-            return s;
-    cr_assert_fail("no stage %s in STAGE_LIST", program);
-    return -1;
-}
-
 #endif
 
 struct stage {
@@ -52,7 +30,7 @@ static struct stage stages[MAX_STAGES];
 static int n_stages;
 
 /* Fills stages[0..n_stages) once: the names from STAGE_LIST, the rest from each --help. */
-static void stages_load(void)
+static inline void stages_load(void)
 {
     if (n_stages > 0)
         return;
@@ -75,7 +53,7 @@ static void stages_load(void)
 }
 
 /* The index of the stage whose program is `program` ("step05"); fails the test if there is none. */
-static int stage_index(const char *program)
+static inline int stage_index(const char *program)
 {
     stages_load();
     for (int s = 0; s < n_stages; ++s)
