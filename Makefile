@@ -89,7 +89,7 @@ deps: ## install Criterion (as root, from Debian packages); VENDOR=1: copy it in
 	 else bash tests/deps.sh; fi
 
 diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04)
-	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to 07" >&2; exit 2; }
+	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT)))" >&2; exit 2; }
 	@bash common/diff.sh $(STEP)
 
 bench: $(addprefix $(BUILD)/bench_,$(GPU_SHORT)) ## every GPU stage against CUB and a copy, 2^10..2^30: CSV + plot

@@ -6,11 +6,16 @@
 set -u
 color=auto
 case "${1:-}" in --color=*) color=${1#--color=}; shift ;; esac
-step=$(printf '%02d' "$((10#${1:-x}))" 2>/dev/null) || step=bad
-cur=$(ls "step${step}"_*/reduce.c* 2>/dev/null | head -n 1)
-prev=$(ls "step$(printf '%02d' $((10#$step - 1)) 2>/dev/null)"_*/reduce.c* 2>/dev/null | head -n 1)
+last=$(ls -d step[0-9][0-9]_*/ | tail -n 1)
+last=${last:4:2} # the stages are the folders stepNN_name/
+cur= prev=
+if [[ "${1:-}" =~ ^[0-9]{1,2}$ ]] && ((10#$1 >= 1)); then
+    step=$(printf '%02d' "$((10#$1))")
+    cur=$(ls step"$step"_*/reduce.c* 2>/dev/null | head -n 1)
+    prev=$(ls step"$(printf '%02d' $((10#$step - 1)))"_*/reduce.c* 2>/dev/null | head -n 1)
+fi
 if [ -z "$cur" ] || [ -z "$prev" ]; then
-    echo "make diff: STEP must be a stage from 01 to 07 (got '${1:-}')." >&2
+    echo "make diff: STEP must be a stage from 01 to $last (got '${1:-}')." >&2
     exit 2
 fi
 code() { sed -n '/^#include/,$p' "$1"; }
