@@ -13,9 +13,9 @@ done
 
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "python.sh: no python3 with matplotlib; installing Debian's python3-matplotlib" >&2
-    apt-get update -qq >&2 &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-            python3-matplotlib >&2 &&
+    apt-get update -qq >/dev/null 2>&1 &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            python3-matplotlib >/dev/null 2>&1 &&
         /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && {
             echo /usr/bin/python3
             exit 0
