@@ -103,10 +103,16 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
             break;
         switch (c) {
         case 'n':
-            if (parse_unsigned(optarg, SIZE_MAX / sizeof(elem_t), &v))
+            if (parse_unsigned(optarg, SIZE_MAX / sizeof(elem_t), &v) != 0) {
+                if (*optarg && strspn(optarg, "0123456789") == strlen(optarg)) /* digits only */
+                    return fail(err, err_len,
+                                "--n %s is too large: this machine addresses at most %zu "
+                                "elements.",
+                                optarg, SIZE_MAX / sizeof(elem_t));
                 return fail(err, err_len,
                             "--n wants a whole number of elements, such as 1000000 (got '%s').",
                             optarg);
+            }
             opt->n = (size_t)v;
             n_given = 1;
             break;
