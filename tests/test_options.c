@@ -314,6 +314,9 @@ Test(options, bad_n)
         snprintf(eq, sizeof eq, "--n=%s", bad[i]);
         EXPECT_USAGE(&MULTI, "--n", eq);
     }
+    EXPECT_USAGE(&MULTI, "too large", "--n", "99999999999999999999999"); /* says why */
+    EXPECT_USAGE(&MULTI, "too large", "--n", "4611686018427387904");     /* 2^62 int32s */
+    EXPECT_USAGE(&MULTI, "whole number", "--n", "12x");
 }
 
 Test(options, bad_seed)
