@@ -230,6 +230,19 @@ def step03():
     return tr.finish(input[0])
 
 
+def shared_tree(tr, input_s, *block):
+    """The shared-memory tree of stages 4 to 6 (sequential addressing), in one block: the stride
+    halves from blockDim.x / 2, thread t adds input_s[t + stride] while t < stride, and each round
+    starts after a __syncthreads()."""
+    stride = tr.blockDim // 2
+    while stride >= 1:
+        tr.round(f"stride {stride}")
+        for t in tr.threads(*block):
+            if t < stride:
+                input_s[t] += input_s[t + stride]
+        stride //= 2
+
+
 def step04():
     """Stage 4: the first round adds on the way into shared memory; the others run there."""
     tr = Trace(example(16), grid=1, block=8, warp=4)
@@ -240,13 +253,7 @@ def step04():
     for t in tr.threads():
         i = t
         input_s[t] = input[i] + input[i + blockDim]
-    stride = blockDim // 2
-    while stride >= 1:
-        tr.round(f"stride {stride}")  # after __syncthreads()
-        for t in tr.threads():
-            if t < stride:
-                input_s[t] += input_s[t + stride]
-        stride //= 2
+    shared_tree(tr, input_s)
     return tr.finish(input_s[0])
 
 
@@ -265,13 +272,7 @@ def step05():
             first = input[i] if i < n else input.identity(i)
             second = input[i + blockDim] if i + blockDim < n else input.identity(i + blockDim)
             input_s[t] = first + second
-        stride = blockDim // 2
-        while stride >= 1:
-            tr.round(f"stride {stride}")
-            for t in tr.threads(blockIdx):
-                if t < stride:
-                    input_s[t] += input_s[t + stride]
-            stride //= 2
+        shared_tree(tr, input_s, blockIdx)
         tr.round("atomicAdd")
         for t in tr.threads(blockIdx):
             if t == 0:
@@ -305,13 +306,7 @@ def step06():
         tr.round("store")
         for t in tr.threads(blockIdx):
             input_s[t] = partial[t]
-        stride = blockDim // 2
-        while stride >= 1:
-            tr.round(f"stride {stride}")
-            for t in tr.threads(blockIdx):
-                if t < stride:
-                    input_s[t] += input_s[t + stride]
-            stride //= 2
+        shared_tree(tr, input_s, blockIdx)
         tr.round("atomicAdd")
         for t in tr.threads(blockIdx):
             if t == 0:
