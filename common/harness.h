@@ -62,6 +62,10 @@ enum pattern {
     PATTERN_ALTERNATING /* +v, -w, +x, ...: cancellation, catches a dropped or doubled element */
 };
 
+/* The next 64 random bits from *state, which it advances: splitmix64 (Steele, Lea, Flood 2014), a
+ * tiny, well-mixed generator; the same seed gives the same sequence on every machine. */
+uint64_t splitmix64(uint64_t *state);
+
 /* Fills input[0..n) with `pattern`, reproducibly from `seed` (splitmix64). */
 void input_fill(elem_t *input, size_t n, enum pattern pattern, uint64_t seed);
 

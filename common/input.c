@@ -1,9 +1,7 @@
 /* input.c: reproducible input patterns (CPU only). */
 #include "harness.h"
 
-/* splitmix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator; the same seed gives the
- * same array on every machine. */
-static uint64_t splitmix64(uint64_t *state)
+uint64_t splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

@@ -14,12 +14,9 @@
 #include "harness.h"
 
 static uint64_t rng_state = 12345;
-static uint64_t next_random(void) /* splitmix64 */
+static uint64_t next_random(void)
 {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return splitmix64(&rng_state);
 }
 
 /* A partial sum: its float value and the most rounded additions any of its elements has passed
