@@ -22,8 +22,9 @@ for t in "$@"; do
     echo "== $name"
     if ! ${MAKE:-make} -k --no-print-directory "${targets[@]}" > "$results/$name.build.log" 2>&1; then
         rm -f "${targets[@]}"                         # no stale program runs in its place
-        first=$(grep -m 4 -iE 'error|undefined reference' "$results/$name.build.log" ||
-                tail -n 4 "$results/$name.build.log")
+        first=$(grep -iE 'error|undefined reference' "$results/$name.build.log" | grep -v '^make' |
+                head -n 4)
+        [ -n "$first" ] || first=$(tail -n 4 "$results/$name.build.log")
         echo "$name: did NOT compile (all of it: $results/$name.build.log):"
         echo "$first" | sed 's/^/    /'
         rows+=("$(printf '%-11s did NOT compile: %s' "$row" "$(echo "$first" | head -n 1)")")
