@@ -55,8 +55,8 @@ for t in "$@"; do
         [ -n "$r" ] && reasons[${r#*: }]=$((${reasons[${r#*: }]:-0} + ${r%%: *}))
     done <<< "$why"
     if [ -n "$why" ]; then
-        row+=": $(echo "$why" | sed 's/GPU test skipped: //; s/\.$//' | awk -F': ' -v n="$(echo "$why" | wc -l)" \
-              '{ sub(/^[0-9]+: /, ""); printf "%s%s", (NR > 1 ? "; " : ""), $0 (n > 1 ? " (" $1 ")" : "") }')"
+        row+=": $(echo "$why" | sed 's/GPU test skipped: //; s/\.$//' | awk -v n="$(echo "$why" | wc -l)" \
+              '{ if (n == 1) sub(/^[0-9]+: /, ""); printf "%s%s", (NR > 1 ? "; " : ""), $0 }')"
         if grep -q '# SKIP GPU test skipped' "$tap"; then
             [[ $name == test_step* ]] && row+=" -- its kernel was NOT checked" ||
                 row+=" -- its GPU tests did NOT run"
