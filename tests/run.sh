@@ -1,39 +1,74 @@
 #!/usr/bin/env bash
-# Runs each Criterion test program given, keeps its TAP report under BUILD/test-results, and ends
-# with one line for all of them: "tests: N passed, N failed, N skipped", plus why tests skipped.
-# Usage: tests/run.sh BUILD TEST...      Exit status: 0 when none failed.
+# Builds and runs each Criterion test program given, one at a time: a program that does not compile
+# is reported and the others still run. Keeps under BUILD/test-results each program's compiler
+# output (NAME.build.log), TAP report (NAME.tap, which this script reads) and JUnit XML (NAME.xml,
+# for CI systems). Ends with one row per program, then one line for all of them:
+# "tests: N passed, N failed, N skipped", plus why tests skipped.
+# Usage: MAKE=make tests/run.sh BUILD TEST...      Exit status: 0 when all compiled and none failed.
 set -u
 build=$1
 shift
 results=$build/test-results
 mkdir -p "$results"
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 broken=0
 declare -A reasons=()
+rows=()
 for t in "$@"; do
     name=$(basename "$t")
-    tap=$results/$name.tap
-    rm -f "$tap"
+    row=${name#test_}                                 # step04, harness, all_stages, hostile
+    rm -f "$results/$name".*                          # an earlier run's results never count
+    # A stage's row builds its test program and its program build/stepNN (test_all_stages runs it).
+    targets=("$t") && [[ $row == step* ]] && targets+=("$build/$row")
     echo "== $name"
-    "$t" --tap="$tap"
+    if ! ${MAKE:-make} -k --no-print-directory "${targets[@]}" > "$results/$name.build.log" 2>&1; then
+        rm -f "${targets[@]}"                         # no stale program runs in its place
+        first=$(grep -iE 'error|undefined reference' "$results/$name.build.log" | grep -v '^make' |
+                head -n 4)
+        [ -n "$first" ] || first=$(tail -n 4 "$results/$name.build.log")
+        echo "$name: did NOT compile (all of it: $results/$name.build.log):"
+        echo "$first" | sed 's/^/    /'
+        rows+=("$(printf '%-11s did NOT compile: %s' "$row" "$(echo "$first" | head -n 1)")")
+        broken=$((broken + 1))
+        continue
+    fi
+    tap=$results/$name.tap
+    "$t" --tap="$tap" --xml="$results/$name.xml"
     status=$?
     if [ ! -s "$tap" ] || ! grep -q '^1\.\.' "$tap"; then
         echo "$name: exited $status without a report: counted as one failure"
+        rows+=("$(printf '%-11s compiled, exited %s without a report: counted as 1 failed' "$row" $status)")
         failed=$((failed + 1))
         continue
     fi
     s=$(grep -c '^ok .*# SKIP' "$tap")
-    p=$(grep -c '^ok ' "$tap")
+    p=$(($(grep -c '^ok ' "$tap") - s))
     f=$(grep -c '^not ok ' "$tap")
-    passed=$((passed + p - s)) failed=$((failed + f)) skipped=$((skipped + s))
     if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "$name: exited $status with no failing test: counted as one failure"
-        failed=$((failed + 1))
+        f=1
     fi
-    while IFS= read -r why; do reasons[$why]=$((${reasons[$why]:-0} + 1)); done \
-        < <(sed -n 's/^ok .*# SKIP //p' "$tap")
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    row=$(printf '%-11s compiled, %3d run: %3d passed, %d failed, %2d skipped' "$row" \
+          $((p + f + s)) $p $f $s)
+    why=$(sed -n 's/^ok .*# SKIP //p' "$tap" | sort | uniq -c | sed -E 's/^ *([0-9]+) /\1: /')
+    while IFS= read -r r; do
+        [ -n "$r" ] && reasons[${r#*: }]=$((${reasons[${r#*: }]:-0} + ${r%%: *}))
+    done <<< "$why"
+    if [ -n "$why" ]; then
+        row+=": $(echo "$why" | sed 's/GPU test skipped: //; s/\.$//' | awk -v n="$(echo "$why" | wc -l)" \
+              '{ if (n == 1) sub(/^[0-9]+: /, ""); printf "%s%s", (NR > 1 ? "; " : ""), $0 }')"
+        if grep -q '# SKIP GPU test skipped' "$tap"; then
+            [[ $name == test_step* ]] && row+=" -- its kernel was NOT checked" ||
+                row+=" -- its GPU tests did NOT run"
+        fi
+    fi
+    rows+=("$row")
 done
+echo "== report (TAP, JUnit XML and compiler output: $results/)"
+printf '%s\n' "${rows[@]}"
 for why in "${!reasons[@]}"; do
     echo "skipped ${reasons[$why]}: $why"
 done
+[ "$broken" -eq 0 ] || echo "$broken test program(s) did NOT compile: their tests did not run"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$broken" -eq 0 ]
