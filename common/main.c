@@ -85,13 +85,12 @@ int main(int argc, char **argv)
         return status;
     }
 
-    /* The input: a usage or input error is reported before any CUDA call. */
+    /* The input's size: a usage or input error is reported before any CUDA call. */
     elem_t *input = NULL;
     if (opt.input_path &&
-        (npy_read(opt.input_path, &input, &opt.n, err, sizeof err) != 0 ||
+        (npy_shape(opt.input_path, &opt.n, err, sizeof err) != 0 ||
          options_check_n(opt.n, opt.block, STAGE_NAME, &STAGE, err, sizeof err) != 0)) {
         fprintf(stderr, "%s: %s\n", STAGE_NAME, err);
-        free(input);
         return EXIT_USAGE;
     }
     /* Then the GPU, before minutes are spent generating an input it could not hold. */
@@ -101,7 +100,6 @@ int main(int argc, char **argv)
         if (gpu_available(err, sizeof err) != 1) {
             fprintf(stderr, "%s: %s; this stage needs an NVIDIA GPU (step00_cpu runs without).\n",
                     STAGE_NAME, err);
-            free(input);
             return EXIT_NO_GPU;
         }
         gpu_describe(device, sizeof device, &peak_gbps, NULL);
@@ -113,6 +111,11 @@ int main(int argc, char **argv)
     bool order_varies;
     size_t depth = measure_depth(opt.n, opt.block, &order_varies);
 #endif
+    /* Only now the data: a file too large for the GPU, or with no GPU at all, is never read. */
+    if (opt.input_path && npy_read(opt.input_path, &input, &opt.n, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", STAGE_NAME, err);
+        return EXIT_USAGE;
+    }
     if (!opt.input_path) {
         input = malloc(opt.n ? opt.n * sizeof *input : 1);
         if (input == NULL) {

@@ -304,7 +304,7 @@ static int read_npy(FILE *f, const char *path, elem_t **data, size_t *n, char *e
              path, (unsigned long long)(have - bytes), have - bytes == 1 ? "" : "s", *n, *n);
         goto out;
     }
-    if (*n == 0) { /* nothing to read: *data stays NULL */
+    if (data == NULL || *n == 0) { /* npy_shape, or nothing to read: *data stays NULL */
         rc = 0;
         goto out;
     }
@@ -333,9 +333,11 @@ out:
     return rc;
 }
 
-int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_len)
+/* npy_read with data == NULL: the header and the file's size, no data (npy_shape). */
+static int open_npy(const char *path, elem_t **data, size_t *n, char *err, size_t err_len)
 {
-    *data = NULL;
+    if (data)
+        *data = NULL;
     *n = 0;
     /* Only a regular file: opening a named pipe or a device could block forever. */
     struct stat st;
@@ -352,6 +354,16 @@ int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_l
     if (rc != 0)
         *n = 0;
     return rc;
+}
+
+int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_len)
+{
+    return open_npy(path, data, n, err, err_len);
+}
+
+int npy_shape(const char *path, size_t *n, char *err, size_t err_len)
+{
+    return open_npy(path, NULL, n, err, err_len);
 }
 
 /* ---- Writing ---- */

@@ -39,6 +39,11 @@ extern "C" {
  */
 int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_len);
 
+/* npy_shape: the same checks as npy_read (the header, and that the file holds exactly the data the
+ * shape says), without reading or allocating the data: *n elements. Returns 0, or -1 with one
+ * sentence in err. Cheap for any size: a program learns n before it reads gigabytes. */
+int npy_shape(const char *path, size_t *n, char *err, size_t err_len);
+
 /* npy_write: writes data[0..n) (n elements; data may be NULL when n == 0) to path as a version-1.0
  * .npy file, byte for byte what numpy.save writes for the same 1-D array: dtype '<i4' ('<f4' with
  * -DREDUCE_FLOAT), header padded with spaces and ended with '\n' so the data starts at a multiple

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -274,6 +275,36 @@ Test(hostile, bad_npy_files_exit_2_before_cuda)
         }
         unlink(path);
     }
+}
+
+/* A valid .npy file of 2^37 elements (512 GiB, sparse: no disk is used) given to a GPU stage on a
+ * machine without a GPU: the program must say so after reading only the header (exit 3), not
+ * first try to read 512 GiB (which ended in "out of memory", exit 2). */
+Test(hostile, huge_npy_file_without_a_gpu_is_not_read)
+{
+    const size_t n = (size_t)1 << 37;
+    static unsigned char file[512];
+    char dict[128];
+    snprintf(dict, sizeof dict, "{'descr': '" DESCR "', 'fortran_order': False, 'shape': (%zu,), }",
+             n);
+    const char *path = write_file(file, npy_bytes(file, dict, 0));
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    if (truncate(path, st.st_size + (off_t)(n * sizeof(elem_t))) != 0) {
+        unlink(path);
+        cr_skip_test("this file system cannot hold a sparse 512 GiB file.");
+    }
+    char *args[] = {"--input", (char *)path, "--reps", "1", NULL};
+    struct result r;
+    stages_load();
+    for (int s = 0; s < n_stages; ++s) {
+        if (!stages[s].on_gpu || stages[s].single_block)
+            continue;
+        run(stages[s].program, args, 1, &r); /* CUDA_VISIBLE_DEVICES=-1: no GPU */
+        expect_one_line(s, args, &r, EXIT_NO_GPU);
+        cr_expect_not_null(strstr(r.err, "no CUDA device"), "%s: %s", stages[s].program, r.err);
+    }
+    unlink(path);
 }
 
 /* ------------------------------------------------------------------------------------------ */
