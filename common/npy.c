@@ -49,6 +49,9 @@ fail(char *err, size_t err_len, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err, err_len, fmt, ap); /* cuts the sentence to err_len, always NUL-terminated */
         va_end(ap);
+        for (char *c = err; *c; ++c) /* a newline in a quoted key or path: still one line */
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
     }
     return -1;
 }

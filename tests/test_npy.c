@@ -375,6 +375,9 @@ Test(npy, bad_dict)
     expect_fail("lacks 'fortran_order'");
     write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (3,), 'x': 1}", 12);
     expect_fail("unexpected header key 'x'");
+    /* a key holding a newline: the message quotes it, still on one line */
+    write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (3,), 'x\ny': 1}", 12);
+    expect_fail("unexpected header key 'x?y'");
     write_npy("hello", 12);
     expect_fail("not a valid dict");
     write_npy("{'descr': '" DESCR "', 'fortran_order': False, 'shape': (3,), } junk", 12);
