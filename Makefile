@@ -25,7 +25,9 @@ long = $(filter $(1)_%,$(STAGES))# step04 -> step04_smem
 # Variants: one stage with one change, kept as bench/variants/NAME.patch (bench/variant.sh).
 VARIANTS := $(basename $(notdir $(wildcard bench/variants/*.patch)))
 name = $(or $(call long,$(1)),$(1))# step04 -> step04_smem, step06_cf4 -> step06_cf4
-src = $(or $(wildcard $(call long,$(1))/reduce.c*),$(BUILD)/variants/$(1).cu)# the stage's file
+# The stage's file; make grade SRC= builds a student's file as stage GRADE_STEP, into its own BUILD.
+src = $(if $(and $(GRADE_SRC),$(filter $(1),$(GRADE_STEP))),$(GRADE_SRC),$(or \
+      $(wildcard $(call long,$(1))/reduce.c*),$(BUILD)/variants/$(1).cu))
 
 CFLAGS := -std=c11 -O2 -Wall -Wextra -fwrapv -Icommon $(TYPEFLAGS)
 CXXFLAGS := -std=c++20 -O2 -Wall -Wextra -Icommon
@@ -33,13 +35,14 @@ NVCCFLAGS := -std=c++20 -O3 -arch=$(ARCH) -lineinfo -Icommon $(TYPEFLAGS) \
              -Xcompiler -Wall,-Wextra,-fwrapv,-Wno-missing-field-initializers
 
 # Criterion: the vendored copy from `make deps` (tests/deps.sh --vendor) if there is one, else the
-# system's. The rpath lets build/test_* find the vendored libraries wherever the tree is copied.
+# system's. The rpath lets build/test_* find the vendored libraries wherever the tree is copied,
+# from build/, build/float/ and the graded builds below them (build/float/grade/build/).
 CRITERION := third_party/criterion
 ifneq ($(wildcard $(CRITERION)/.done),)
 CRIT_CFLAGS := -I$(CRITERION)/include
 CRIT_LIBS := -L$(CRITERION)/lib -lcriterion -Xlinker -rpath-link=$(CRITERION)/lib \
-             -Xlinker --disable-new-dtags -Xlinker -rpath='$$ORIGIN/../$(CRITERION)/lib' \
-             -Xlinker -rpath='$$ORIGIN/../../$(CRITERION)/lib'
+             -Xlinker --disable-new-dtags \
+             $(foreach up,.. ../.. ../../.. ../../../..,-Xlinker -rpath='$$ORIGIN/$(up)/$(CRITERION)/lib')
 else
 CRIT_CFLAGS :=
 CRIT_LIBS := -lcriterion
@@ -63,7 +66,7 @@ TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/tes
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
 .PHONY: all help run test deps diff bench plot profile sanitize accuracy accuracy-tables slides \
-        clean variants metrics figures $(SHORT)
+        clean variants metrics figures grade mutants $(SHORT)
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -122,6 +125,19 @@ metrics: $(addprefix $(BUILD)/,$(GPU_SHORT) step04_interleaved) ## Nsight Comput
 
 sanitize: $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) ## compute-sanitizer on every GPU stage (GPU); must catch tests/broken/
 	@COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD) $(GPU_SHORT)
+
+# make grade STEP=05 SRC=path/to/reduce.cu: the student's file graded as stage 05 (tests/grade.sh).
+GRADE_STEPS := $(if $(STEP),$(TEST_STEPS),$(GPU_SHORT))
+grade: deps ## on a GPU: each stage's tests (no skip), compute-sanitizer, speed vs ours: build/grade/report.md (STEP=NN, SRC=file)
+	@$(if $(filter-out $(GPU_SHORT),$(GRADE_STEPS)),echo "make grade: STEP must list GPU stages from 01 to \
+	  $(patsubst step%,%,$(lastword $(SHORT))) (got '$(STEP)'); stage 00 runs on the CPU: make test STEP=00." >&2; exit 2)
+	@$(if $(SRC),$(if $(filter 1,$(words $(GRADE_STEPS))),,echo "make grade: SRC= grades one file \
+	  as one stage: give STEP=NN too (make grade STEP=05 SRC=path/to/reduce.cu)." >&2; exit 2))
+	@TYPE=$(TYPE) MAKE='$(MAKE)' GRADE_SRC='$(if $(SRC),$(abspath $(SRC)))' \
+	  bash tests/grade.sh $(BUILD) $(GRADE_STEPS)
+
+mutants: deps ## on a GPU: make grade must reject every known-wrong kernel of tests/mutants/, each for its own reason
+	@TYPE=$(TYPE) MAKE='$(MAKE)' bash tests/mutants.sh $(BUILD) $(MUTANTS)
 
 accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)
 	@$(MAKE) --no-print-directory TYPE=float accuracy-tables
