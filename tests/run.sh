@@ -62,6 +62,18 @@ for t in "$@"; do
                 row+=" -- its GPU tests did NOT run"
         fi
     fi
+    # In the student handout (make handout) stage NN's file is stage NN-1's working code with a
+    # `TODO (stage NN)` comment at each change to make: its sums are right, so its tests pass on a
+    # GPU. While such a comment is left the stage is not written: one failure, whatever they say.
+    if [[ $name == test_step* ]]; then
+        nn=${name#test_step} src=$(ls "step$nn"_*/reduce.c* 2>/dev/null | head -n 1)
+        todo=$([ -n "$src" ] && grep -c "TODO (stage $nn)" "$src")
+        if [ "${todo:-0}" -gt 0 ]; then
+            echo "$name: $src still has $todo TODO (stage $nn) comment(s): counted as one failure"
+            row+="; NOT written yet: $todo TODO (stage $nn) comment(s) left in $src"
+            failed=$((failed + 1))
+        fi
+    fi
     rows+=("$row")
 done
 echo "== report (TAP, JUnit XML and compiler output: $results/)"
