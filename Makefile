@@ -151,6 +151,10 @@ figures: ## draw each stage's thread-to-data mapping into figures/stepNN.png (fi
 slides: ## build the lecture deck build/slides/reduction.pdf (pandoc + Beamer)
 	@bash slides/build.sh
 
+.PHONY: handout
+handout: ## the students' starting point, no solutions: build/handout/reduction/ and its .tar.gz
+	@bash common/handout.sh build/handout
+
 clean: ## remove build/
 	rm -rf build
 

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# handout.sh [DIR]: `make handout`, the students' starting point: DIR/reduction/ and
+# DIR/reduction.tar.gz (DIR: build/handout). It holds the repository's tracked files (as they are
+# in the working tree) less what shows the solutions (OMIT below), and every stage NN from 01 on
+# gets, as its reduce.cu, stage NN-1's code under stage NN's opening comment, with a
+# `/* TODO (stage NN): ... */` line where each of stage NN's changes goes: the exercise is to
+# write what `make diff STEP=NN` shows. Each handout stage is working code, so the handout builds
+# and runs. The stages are the folders stepNN_name/, as in the Makefile. tests/check_handout.sh
+# proves all this; it sources this file, which then only defines the functions.
+set -euo pipefail
+
+# What the handout leaves out: PATH (a folder ends in /)|the make targets that need it|why.
+# In the handout's Makefile each of those targets becomes one sentence (stub_targets).
+OMIT=(
+    "ANSWERS.md||the worked answers to the lessons' exercises"
+    "bench/variants/|variants metrics|patches that show parts of stages 4, 6 and 7's code"
+    "tests/mutants/|mutants|known-wrong kernels made from the solutions"
+    "tests/broken/|sanitize|known-wrong kernels made from stages 4 and 5, with the fix written out"
+    "figures/mapping.py|figures|each stage's kernel loops, replayed in Python to draw the figures"
+    "slides/|slides|the lecture deck, whose slides show each stage's code and diff"
+    ".ci/||the course repository's CI, which needs every stage solved"
+)
+# Targets that would mislead in a handout, though no file of theirs is missing: TARGET|sentence.
+STUBS=(
+    "diff|here each stage's reduce.cu is the previous stage's code: writing what make diff STEP=NN shows in the course repository is your exercise, and its TODO comments mark where."
+    "grade|grading times each stage against the course's own solution, which this handout does not hold: run it in the course repository."
+    "handout|this is a handout already: make it in the course's git repository."
+)
+
+die() {
+    echo "make handout: $*" >&2
+    exit 1
+}
+
+# A stage's source: stepNN_name/reduce.cu, or reduce.c for the CPU stage.
+stage_file() {
+    local f
+    f=$(ls "$1"/reduce.c* 2>/dev/null | head -n 1)
+    [ -n "$f" ] || die "$1 has no reduce.c or reduce.cu."
+    echo "$f"
+}
+
+# The code of a file from its first #include on (what make diff compares), and what comes before
+# it (the lesson's opening comment).
+code() { sed -n '/^#include/,$p' "$1"; }
+prelude() { sed '/^#include/,$d' "$1"; }
+
+# stage_code DIR: the stage's code as a stage, from the first #include on. A CUDA stage is its
+# reduce.cu. The CPU stage (reduce.c, step00) is two files: its loop, which the harness also
+# links as the reference reduce_cpu, and common/cpu_stage.c, which binds it to the stage interface.
+# Stage 01 starts from both in one file that compiles as CUDA C++: cpu_stage.c with the loop put
+# before reduce(), renamed reduce_loop and made static, since reduce_cpu is the harness's already.
+stage_code() {
+    local f
+    f=$(stage_file "$1")
+    if [[ $f == *.cu ]]; then
+        code "$f"
+        return
+    fi
+    grep -q '^[a-z].* reduce(' common/cpu_stage.c || die "common/cpu_stage.c has no reduce() to start stage 01 from."
+    code common/cpu_stage.c | awk -v loop=<(code "$f" | sed '/^#include/d' | sed '/./,$!d') '
+        /^[a-z].* reduce\(/ && !done { while ((getline l < loop) > 0) print l; print ""; done = 1 }
+        { print }' |
+        sed -E 's/\breduce_cpu\b/reduce_loop/g; s/^([a-z].*reduce_loop\()/static \1/'
+}
+
+# todos PREV CUR NN: PREV's lines with a TODO (stage NN) comment before each hunk of the diff
+# from PREV to CUR. The hunks are diff -U0's, one per run of changed lines (make diff's three
+# lines of context would merge a stage's changes into one hunk); the hint says only what the
+# hunk does to PREV's lines, indented like the lines it stands above.
+todos() {
+    local prev=$1 cur=$2 nn=$3
+    { diff -U0 "$prev" "$cur" || [ $? -eq 1 ]; } | awk -v prev="$prev" -v cur="$cur" -v nn="$nn" '
+        function indent(s) { match(s, /^[ \t]*/); return substr(s, 1, RLENGTH) }
+        function lines(k) { return k == 1 ? "line" : k " lines" }
+        BEGIN {
+            while ((getline l < prev) > 0) old[++n_old] = l
+            while ((getline l < cur) > 0) new[++n_new] = l
+        }
+        /^@@ / {
+            # @@ -a[,b] +c[,d] @@: b lines of PREV from line a (none: after line a), d of CUR from c
+            split(substr($2, 2), o, ","); split(substr($3, 2), w, ",")
+            a = o[1] + 0; b = (2 in o) ? o[2] + 0 : 1; c = w[1] + 0; d = (2 in w) ? w[2] + 0 : 1
+            if (b == 0) {
+                at = a + 1; hint = "add code here"
+                for (k = c; k < c + d; k++) if (new[k] ~ /[^ \t]/) { ind = indent(new[k]); break }
+            } else {
+                at = a; hint = (d == 0 ? "remove" : "change") " the next " lines(b)
+                for (k = a; k < a + b; k++) if (old[k] ~ /[^ \t]/) { ind = indent(old[k]); break }
+            }
+            todo[at] = ind "/* TODO (stage " nn "): " hint ". */"
+        }
+        END {
+            for (k = 1; k <= n_old + 1; k++) {
+                if (k in todo) print todo[k]
+                if (k <= n_old) print old[k]
+            }
+        }'
+}
+
+# stub_targets: the Makefile on stdin less the rules of the targets named in "TARGET|sentence"
+# arguments (each target line, its continuations and its recipe), plus for each a rule that
+# says its sentence and fails. No "## " comment: `make help` does not list them.
+stub_targets() {
+    local names="" s
+    for s in "$@"; do names+=" ${s%%|*}"; done
+    awk -v names="$names" '
+        BEGIN { split(names, t, " "); for (i in t) drop[t[i]] = 1 }
+        skip && (cont || /^\t/) { cont = /\\$/; next }
+        { skip = 0 }
+        /^[a-z][a-zA-Z0-9_-]*:/ && !/^[^:]*:=/ {
+            name = $0; sub(/:.*/, "", name)
+            if (name in drop) { skip = 1; cont = /\\$/; next }
+        }
+        { print }'
+    echo
+    echo "# make handout: what this student handout leaves out, each target one sentence."
+    echo ".PHONY:$names"
+    for s in "$@"; do
+        printf '%s:\n\t@echo "make %s: %s" >&2; exit 2\n' "${s%%|*}" "${s%%|*}" "${s#*|}"
+    done
+}
+
+# omitted PATH: the OMIT entry that leaves PATH out, if one does.
+omitted() {
+    local entry p
+    for entry in "${OMIT[@]}"; do
+        p=${entry%%|*}
+        if [[ $1 == "$p" || ($p == */ && $1 == "$p"*) ]]; then
+            echo "$entry"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# The students' README, HANDOUT.md: what to do, stage by stage, and what is not here.
+handout_readme() {
+    local stages=("$@") s f entry p targets why says
+    cat <<'EOF'
+# Parallel reduction: the student handout
+
+This is the course repository with the solutions taken out (`make handout` made it). Each stage
+folder `stepNN_name/` holds its lesson, `README.md`, and a `reduce.cu` that is the *previous*
+stage's working code: the comment on top says what stage NN builds, and a
+`/* TODO (stage NN): ... */` line marks each place where stage NN's code differs from it. Your
+exercise for stage NN: turn that file into stage NN. `step00_cpu` is the sequential loop that
+every stage is checked against: it is complete, there is nothing to write there.
+
+| stage | what you build |
+|---|---|
+EOF
+    for s in "${stages[@]:1}"; do
+        f=$(stage_file "$s")
+        # The comment's first paragraph: "Stage 5: segmented reduction across thread blocks (...)."
+        echo "| \`$s\` | $(prelude "$f" | sed -E '/^ \*\/? *$/,$d; s|^(/\*\| \*) *||; s| *\*/$||' | paste -sd ' ') |"
+    done
+    cat <<'EOF'
+
+For each stage, in order:
+1. Read `stepNN_name/README.md`, the lesson, then the comment on top of `stepNN_name/reduce.cu`.
+2. Write the stage where its TODO comments are, and delete each TODO comment once it is done.
+3. `make stepNN && build/stepNN` builds and runs it: `result=ok` is the right sum. From step01 on
+   a stage needs an NVIDIA GPU; without one it says so and exits with status 3.
+4. `make test STEP=NN` runs the stage's tests. The stage counts as failed while a
+   `TODO (stage NN)` comment is left in it, and without a GPU its kernel is not checked (the
+   report says so).
+
+Stage NN+1's `reduce.cu` starts from the course's own stage NN: finish stage NN before you open it.
+
+`make help` lists what else there is (`make run`, `make bench`, `make profile STEP=NN`, ...).
+`make test` needs the Criterion library: `make deps`, as root, installs it. On a GPU,
+`compute-sanitizer --tool racecheck build/stepNN` (and `--tool memcheck`, `--tool synccheck`)
+checks a kernel for races, bad addresses and misplaced barriers. `make diff` is not yours here:
+in the course repository it shows what each stage changed, which is the exercise.
+
+## Not in this handout
+`README.md` describes the whole course repository. This handout leaves out:
+EOF
+    for entry in "${OMIT[@]}"; do
+        IFS='|' read -r p targets why <<<"$entry"
+        git ls-files --error-unmatch "$p" >/dev/null 2>&1 || continue # not in this repository
+        case $(wc -w <<<"$targets") in
+            0) says="" ;;
+            1) says="; \`make $targets\` says so" ;;
+            *) says="; \`make ${targets// /\` and \`make }\` say so" ;;
+        esac
+        echo "- \`$p\`: $why$says."
+    done
+}
+
+main() {
+    local out=${1:-build/handout}
+    cd "$(dirname "${BASH_SOURCE[0]}")/.."
+    git rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
+        die "this folder is not a git checkout: make the handout in the course's repository."
+    local dest=$out/reduction f entry
+    rm -rf "$dest" "$out/reduction.tar.gz"
+    mkdir -p "$dest"
+    # The tracked files, as they are in the working tree (one deleted there is left out too).
+    while IFS= read -r -d '' f; do
+        omitted "$f" >/dev/null || { [ -e "$f" ] && cp -P --preserve=mode --parents "$f" "$dest"; }
+    done < <(git ls-files -z)
+
+    # The stages are the folders stepNN_name/, as in the Makefile; each must be in the handout.
+    local stages=() s
+    for s in step[0-9][0-9]_*/; do stages+=("${s%/}"); done
+    [ ${#stages[@]} -ge 2 ] || die "no stages: the folders step00_name/, step01_name/ ... are missing."
+    for s in "${stages[@]}"; do
+        f=$(stage_file "$s")
+        git ls-files --error-unmatch "$f" >/dev/null 2>&1 || die "$f is not tracked by git: git add it first."
+    done
+
+    # Stage NN: stage NN's opening comment, then the previous stage's code with NN's TODOs.
+    local i nn
+    tmp=$(mktemp -d) # global: the EXIT trap runs after main has returned
+    trap 'rm -rf "$tmp"' EXIT
+    for ((i = 1; i < ${#stages[@]}; i++)); do
+        s=${stages[i]} nn=${stages[i]:4:2}
+        f=$(stage_file "$s")
+        stage_code "${stages[i - 1]}" > "$tmp/prev"
+        code "$f" > "$tmp/cur"
+        { prelude "$f"; todos "$tmp/prev" "$tmp/cur" "$nn"; } > "$dest/$s/reduce.cu"
+    done
+
+    # The targets that need what is left out, or that would mislead here, say so instead.
+    local stubs=() t p targets why
+    for entry in "${OMIT[@]}"; do
+        IFS='|' read -r p targets why <<<"$entry"
+        git ls-files --error-unmatch "$p" >/dev/null 2>&1 || continue # not in this repository
+        for t in $targets; do
+            stubs+=("$t|not in this handout, which leaves out $p ($why).")
+        done
+    done
+    stubs+=("${STUBS[@]}")
+    local present=() line
+    for line in "${stubs[@]}"; do # only targets the Makefile has
+        grep -qE "^${line%%|*}:" Makefile && present+=("$line")
+    done
+    stub_targets "${present[@]}" < Makefile > "$dest/Makefile"
+    handout_readme "${stages[@]}" > "$dest/HANDOUT.md"
+
+    # One tarball, the same bytes for the same files: sorted, no owner, the commit's time.
+    tar -C "$out" --sort=name --owner=0 --group=0 --numeric-owner \
+        --mtime="@$(git log -1 --format=%ct)" -cf - reduction | gzip -n > "$out/reduction.tar.gz"
+    echo "handout: $dest/ and $out/reduction.tar.gz ($(find "$dest" -type f | wc -l) files; stages ${stages[1]:4:2} to ${stages[-1]:4:2} to write)"
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    main "$@"
+fi
