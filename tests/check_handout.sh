@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# check_handout.sh: proves `make handout` (common/handout.sh) without a GPU. Unpacks the tarball
+# under build/handout-check/ and checks that it holds the handout folder; that every tracked file
+# is there unchanged, except what OMIT leaves out (absent), the stages' reduce.cu and the Makefile;
+# that each stage NN's reduce.cu, its TODO (stage NN) lines removed, is stage NN's opening comment
+# over stage NN-1's code, with one TODO per hunk; that the Makefile's targets that need what is
+# left out fail with one sentence and are not listed; that every stage builds, int32 and float32;
+# that `make test` fails each stage still to write and passes step00; and that git status is
+# unchanged (all of it is written under build/). Prints one line per check, then "N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source common/handout.sh # OMIT, STUBS, stage_file, code, prelude, stage_code, omitted
+
+passed=0 failed=0
+pass() { echo "ok: $*"; passed=$((passed + 1)); }
+fail() { echo "FAILED: $*"; failed=$((failed + 1)); }
+
+before=$(git status --porcelain)
+make --no-print-directory handout
+dir=build/handout/reduction check=build/handout-check
+rm -rf "$check" && mkdir -p "$check"
+tar -xzf build/handout/reduction.tar.gz -C "$check"
+h=$check/reduction # the unpacked tarball: what a student gets
+diff -r "$dir" "$h" >/dev/null && pass "the tarball holds build/handout/reduction/" ||
+    fail "the tarball and build/handout/reduction/ differ"
+
+# The stages, as the Makefile finds them.
+stages=()
+for s in step[0-9][0-9]_*/; do stages+=("${s%/}"); done
+stage_srcs=()
+for s in "${stages[@]:1}"; do stage_srcs+=("$(stage_file "$s")"); done
+
+# Every tracked file: left out, rewritten (checked below) or the same bytes.
+bad=()
+while IFS= read -r -d '' f; do
+    [ -e "$f" ] || continue
+    if omitted "$f" >/dev/null; then
+        [ ! -e "$h/$f" ] || bad+=("$f is in the handout")
+    elif [[ $f != Makefile && " ${stage_srcs[*]} " != *" $f "* ]]; then
+        cmp -s "$f" "$h/$f" || bad+=("$f differs or is missing")
+    fi
+done < <(git ls-files -z)
+extra=$(comm -23 <(cd "$h" && find . -type f ! -name HANDOUT.md | sed 's|^\./||' | LC_ALL=C sort) \
+    <(git ls-files | LC_ALL=C sort) | paste -sd ' ')
+[ -z "$extra" ] || bad+=("files that are not tracked: $extra")
+[ ${#bad[@]} -eq 0 ] && pass "every tracked file is there as it is, and none of OMIT's" ||
+    fail "$(printf '%s; ' "${bad[@]}")"
+
+# Each stage from 01 on: opening comment over the previous stage's code, a TODO per hunk.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for ((i = 1; i < ${#stages[@]}; i++)); do
+    s=${stages[i]} nn=${stages[i]:4:2} f=$(stage_file "${stages[i]}")
+    out=$h/$s/reduce.cu
+    todo="^[[:space:]]*/\\* TODO \\(stage $nn\\): [^*]*\\. \\*/\$"
+    grep -vE "$todo" "$out" > "$tmp/stripped"
+    stage_code "${stages[i - 1]}" > "$tmp/prev"
+    code "$f" > "$tmp/cur"
+    todos=$(grep -cE "$todo" "$out" || true)
+    hunks=$(diff -U0 "$tmp/prev" "$tmp/cur" | grep -c '^@@ ' || true)
+    if ! cmp -s <(prelude "$tmp/stripped") <(prelude "$f"); then
+        fail "$out: the text above the first #include is not $f's opening comment"
+    elif ! cmp -s <(code "$tmp/stripped") "$tmp/prev"; then
+        fail "$out without its TODO lines is not ${stages[i - 1]}'s code: $(diff <(code "$tmp/stripped") "$tmp/prev" | head -n 3 | paste -sd ' ')"
+    elif grep -q 'TODO' "$tmp/stripped"; then
+        fail "$out has a TODO comment that is not one line of the form /* TODO (stage $nn): hint. */"
+    elif [ "$todos" -ne "$hunks" ] || [ "$hunks" -eq 0 ]; then
+        fail "$out has $todos TODO (stage $nn) comments for $hunks hunks"
+    else
+        pass "$s/reduce.cu: ${stages[i - 1]}'s code under stage $nn's comment, $todos TODO (stage $nn)"
+    fi
+done
+
+# The targets that need what is left out, or that mislead there: one sentence, not in make help.
+help=$(make --no-print-directory -C "$h" help)
+for t in $(sed -n 's/^\.PHONY: *//p' "$h/Makefile" | tail -n 1); do
+    status=0
+    make --no-print-directory -C "$h" "$t" STEP=05 > /dev/null 2> "$tmp/err" || status=$?
+    said=$(grep -v '^make: \*\*\*' "$tmp/err" || true)
+    if [ "$status" -eq 2 ] && [ "$(wc -l <<<"$said")" -eq 1 ] && [[ $said == "make $t: "* ]] &&
+        ! grep -qE "^  $t +" <<<"$help"; then
+        pass "make $t in the handout: $said"
+    else
+        fail "make $t in the handout: exit status $status, said: $(head -c 300 "$tmp/err")"
+    fi
+done
+
+# Every stage builds: each is the previous stage's working code (int32, and float32 with the
+# depth twins). A vendored Criterion comes along for the tests.
+[ ! -f third_party/criterion/.done ] || ln -sfn "$PWD/third_party" "$h/third_party"
+for type in int float; do
+    if make --no-print-directory -C "$h" -j2 TYPE=$type all > "$check/build-$type.log" 2>&1; then
+        pass "make TYPE=$type all builds every stage in the handout"
+    else
+        fail "make TYPE=$type all in the handout: $(grep -iE 'error' "$check/build-$type.log" | head -n 3)"
+    fi
+done
+
+# make test: each stage still to write fails (TODO comments left), step00 passes.
+steps=$(printf '%s ' "${stages[@]}" | sed -E 's/step([0-9]+)_[^ ]*/\1/g')
+status=0
+make --no-print-directory -C "$h" test STEP="${steps% }" > "$check/test.log" 2>&1 || status=$?
+bad=()
+[ "$status" -ne 0 ] || bad+=("make test passed")
+grep -qE "^${stages[0]:0:6} +compiled, .* 0 failed" "$check/test.log" || bad+=("${stages[0]:0:6} did not pass")
+for s in "${stages[@]:1}"; do
+    grep -qE "^${s:0:6} .*NOT written yet: [0-9]+ TODO \(stage ${s:4:2}\)" "$check/test.log" ||
+        bad+=("${s:0:6} is not reported as not written")
+done
+[ ${#bad[@]} -eq 0 ] && pass "make test in the handout: $(tail -n 2 "$check/test.log" | head -n 1)" ||
+    fail "make test in the handout: $(printf '%s; ' "${bad[@]}")see $check/test.log"
+
+[ "$(git status --porcelain)" == "$before" ] && pass "git status is as it was: all of it under build/" ||
+    fail "git status changed: $(git status --porcelain | head -n 5 | paste -sd ' ')"
+echo "check_handout: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
