@@ -23,7 +23,7 @@ OMIT=(
 # Targets that would mislead in a handout, though no file of theirs is missing: TARGET|sentence.
 STUBS=(
     "diff|here each stage's reduce.cu is the previous stage's code: writing what make diff STEP=NN shows in the course repository is your exercise, and its TODO comments mark where."
-    "grade|grading times each stage against the course's own solution, which this handout does not hold: run it in the course repository."
+    "grade|it times each stage against the course's own solution, which this handout does not hold: the instructor runs make grade STEP=NN SRC=your/reduce.cu in the course repository."
     "handout|this is a handout already: make it in the course's git repository."
 )
 
@@ -195,12 +195,6 @@ main() {
     git rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
         die "this folder is not a git checkout: make the handout in the course's repository."
     local dest=$out/reduction f entry
-    rm -rf "$dest" "$out/reduction.tar.gz"
-    mkdir -p "$dest"
-    # The tracked files, as they are in the working tree (one deleted there is left out too).
-    while IFS= read -r -d '' f; do
-        omitted "$f" >/dev/null || { [ -e "$f" ] && cp -P --preserve=mode --parents "$f" "$dest"; }
-    done < <(git ls-files -z)
 
     # The stages are the folders stepNN_name/, as in the Makefile; each must be in the handout.
     local stages=() s
@@ -210,6 +204,13 @@ main() {
         f=$(stage_file "$s")
         git ls-files --error-unmatch "$f" >/dev/null 2>&1 || die "$f is not tracked by git: git add it first."
     done
+
+    # The tracked files, as they are in the working tree (one deleted there is left out too).
+    rm -rf "$dest" "$out/reduction.tar.gz"
+    mkdir -p "$dest"
+    while IFS= read -r -d '' f; do
+        omitted "$f" >/dev/null || { [ -e "$f" ] && cp -P --preserve=mode --parents "$f" "$dest"; }
+    done < <(git ls-files -z)
 
     # Stage NN: stage NN's opening comment, then the previous stage's code with NN's TODOs.
     local i nn
