@@ -13,9 +13,9 @@ set -euo pipefail
 # In the handout's Makefile each of those targets becomes one sentence (stub_targets).
 OMIT=(
     "ANSWERS.md||the worked answers to the lessons' exercises"
-    "bench/variants/|variants metrics|patches that show parts of stages 4, 6 and 7's code"
+    "bench/variants/|variants metrics|one-change patches of the stages, which show parts of their code"
     "tests/mutants/|mutants|known-wrong kernels made from the solutions"
-    "tests/broken/|sanitize|known-wrong kernels made from stages 4 and 5, with the fix written out"
+    "tests/broken/|sanitize|known-wrong kernels made from the stages' code, with the fix written out"
     "figures/mapping.py|figures|each stage's kernel loops, replayed in Python to draw the figures"
     "slides/|slides|the lecture deck, whose slides show each stage's code and diff"
     ".ci/||the course repository's CI, which needs every stage solved"
@@ -31,6 +31,8 @@ die() {
     echo "make handout: $*" >&2
     exit 1
 }
+
+tracked() { git ls-files --error-unmatch "$1" >/dev/null 2>&1; }
 
 # A stage's source: stepNN_name/reduce.cu, or reduce.c for the CPU stage.
 stage_file() {
@@ -81,6 +83,7 @@ todos() {
             # @@ -a[,b] +c[,d] @@: b lines of PREV from line a (none: after line a), d of CUR from c
             split(substr($2, 2), o, ","); split(substr($3, 2), w, ",")
             a = o[1] + 0; b = (2 in o) ? o[2] + 0 : 1; c = w[1] + 0; d = (2 in w) ? w[2] + 0 : 1
+            ind = ""
             if (b == 0) {
                 at = a + 1; hint = "add code here"
                 for (k = c; k < c + d; k++) if (new[k] ~ /[^ \t]/) { ind = indent(new[k]); break }
@@ -179,7 +182,7 @@ in the course repository it shows what each stage changed, which is the exercise
 EOF
     for entry in "${OMIT[@]}"; do
         IFS='|' read -r p targets why <<<"$entry"
-        git ls-files --error-unmatch "$p" >/dev/null 2>&1 || continue # not in this repository
+        tracked "$p" || continue # not in this repository
         case $(wc -w <<<"$targets") in
             0) says="" ;;
             1) says="; \`make $targets\` says so" ;;
@@ -202,7 +205,7 @@ main() {
     [ ${#stages[@]} -ge 2 ] || die "no stages: the folders step00_name/, step01_name/ ... are missing."
     for s in "${stages[@]}"; do
         f=$(stage_file "$s")
-        git ls-files --error-unmatch "$f" >/dev/null 2>&1 || die "$f is not tracked by git: git add it first."
+        tracked "$f" || die "$f is not tracked by git: git add it first."
     done
 
     # The tracked files, as they are in the working tree (one deleted there is left out too).
@@ -228,7 +231,7 @@ main() {
     local stubs=() t p targets why
     for entry in "${OMIT[@]}"; do
         IFS='|' read -r p targets why <<<"$entry"
-        git ls-files --error-unmatch "$p" >/dev/null 2>&1 || continue # not in this repository
+        tracked "$p" || continue # not in this repository
         for t in $targets; do
             stubs+=("$t|not in this handout, which leaves out $p ($why).")
         done
