@@ -1,5 +1,5 @@
 /* test_fuzz_options.c: thousands of hostile command lines against options_parse (common/options.c),
- * CPU only, deterministic (a fixed xorshift seed), in well under a second.
+ * CPU only, deterministic (a fixed seed of splitmix64), in well under a second.
  *
  * Two kinds of command line:
  *   - structured: real option names with values that are sometimes right and sometimes wrong in
@@ -28,26 +28,23 @@
 #include <string.h>
 
 #include "harness.h"
+#include "test_util.h"
 
 /* Two stages as the harness sees them: one that takes any n, one that works in a single block. */
-static const struct stage_info MULTI = {
-    .on_gpu = true, .single_block = false, .in_place = false};
-static const struct stage_info SINGLE = {
-    .on_gpu = true, .single_block = true, .in_place = true};
+static const struct stage_info MULTI = {.on_gpu = true, .single_block = false, .in_place = false};
+static const struct stage_info SINGLE = {.on_gpu = true, .single_block = true, .in_place = true};
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 24
 #define TOKEN_LEN 192
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd(uint32_t below) /* xorshift64: deterministic, so a failure reproduces */
+static uint32_t rnd(uint32_t below) /* deterministic, so a failure reproduces */
 {
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (uint32_t)((rng >> 32) % below);
+    return random_below(&rng, below);
 }
 static uint64_t rnd64(void)
 {
-    return (uint64_t)rnd(1u << 31) << 33 ^ (uint64_t)rnd(1u << 31) << 2 ^ rnd(4);
+    return splitmix64(&rng);
 }
 
 /* Values that have broken option parsers before. Some are valid for some options. */
@@ -350,24 +347,6 @@ static struct expect model(int argc, char **argv, const struct stage_info *stage
 
 static char err[512];
 
-/* The command line, printable, for failure messages (bytes outside ASCII as \xNN). */
-static const char *show(int argc, char **argv)
-{
-    static char text[4096];
-    size_t len = 0;
-    for (int i = 1; i < argc && len + 8 < sizeof text; ++i) {
-        text[len++] = '\'';
-        for (const unsigned char *c = (const unsigned char *)argv[i]; *c && len + 8 < sizeof text;
-             ++c)
-            len += (size_t)(*c >= 32 && *c < 127 ? snprintf(text + len, 2, "%c", *c)
-                                                 : snprintf(text + len, 5, "\\x%02x", *c));
-        text[len++] = '\'';
-        text[len++] = ' ';
-    }
-    text[len] = '\0';
-    return text;
-}
-
 static int parse_checked(int argc, char **argv, const char *stage_name,
                          const struct stage_info *stage, struct options *opt)
 {
@@ -381,7 +360,7 @@ static int parse_checked(int argc, char **argv, const char *stage_name,
     memset(err, 'Z', sizeof err);   /* garbage: a refusal must write a terminated message */
     int rc = options_parse(argc, argv, stage_name, stage, opt, out, err, sizeof err);
     fclose(out);
-    const char *line = show(argc, argv);
+    const char *line = show_args(argv + 1);
 
     cr_assert(rc == 0 || rc == 1 || rc == EXIT_USAGE, "%s: returned %d for %s", stage_name, rc,
               line);
@@ -425,7 +404,7 @@ static void fuzz_structured(const char *stage_name, const struct stage_info *sta
         struct options opt;
         int rc = parse_checked(argc, argv, stage_name, stage, &opt);
         struct expect e = model(argc, argv, stage);
-        const char *line = show(argc, argv);
+        const char *line = show_args(argv + 1);
         cr_assert_eq(rc, e.rc, "%s: %s returned %d, expected %d (err: %s)", stage_name, line, rc,
                      e.rc, rc == EXIT_USAGE ? err : "");
         seen[rc == EXIT_USAGE ? 2 : rc]++;
