@@ -20,13 +20,14 @@ static inline const char *show_args(char *const *args)
     static char text[4096];
     size_t len = 0;
     for (; *args && len + 8 < sizeof text; ++args) {
+        if (len > 0)
+            text[len++] = ' ';
         text[len++] = '\'';
         for (const unsigned char *c = (const unsigned char *)*args; *c && len + 8 < sizeof text;
              ++c)
             len += (size_t)(*c >= 32 && *c < 127 ? snprintf(text + len, 2, "%c", *c)
                                                  : snprintf(text + len, 5, "\\x%02x", *c));
         text[len++] = '\'';
-        text[len++] = ' ';
     }
     text[len] = '\0';
     return text;
