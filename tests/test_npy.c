@@ -10,6 +10,7 @@
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <float.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,26 +189,30 @@ Test(npy, reads_numpy_bytes)
 
 /* numpy >= 1.24 adds 21 - digits(n) spaces after the dict; the data must still start at a
  * multiple of 64 and the header end in '\n', whatever the width of n. */
-Test(npy, write_header_alignment)
+ParameterizedTestParameters(npy, write_header_alignment)
 {
-    const size_t sizes[] = {0, 9, 10, 99999, 100000};
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-        elem_t *a = calloc(sizes[i] + 1, sizeof *a);
-        char err[256] = "";
-        cr_assert_eq(npy_write(path, a, sizes[i], err, sizeof err), 0, "%s", err);
-        FILE *f = fopen(path, "rb");
-        size_t len = fread(file, 1, sizeof file, f);
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        fclose(f);
-        size_t header_len = file[8] | (size_t)file[9] << 8;
-        cr_assert_geq(len, 10 + header_len);
-        cr_assert_eq((10 + header_len) % 64, 0);
-        cr_assert_eq(file[10 + header_len - 1], '\n');
-        cr_assert_eq((size_t)size, 10 + header_len + sizes[i] * sizeof(elem_t));
-        expect_read(a, sizes[i]);
-        free(a);
-    }
+    static size_t sizes[] = {0, 9, 10, 99999, 100000}; /* 1 to 6 digits */
+    return cr_make_param_array(size_t, sizes, COUNT(sizes));
+}
+ParameterizedTest(size_t *n, npy, write_header_alignment)
+{
+    elem_t *a = calloc(*n + 1, sizeof *a);
+    char err[256] = "";
+    cr_assert_eq(npy_write(path, a, *n, err, sizeof err), 0, "%s", err);
+    FILE *f = fopen(path, "rb");
+    size_t len = fread(file, 1, sizeof file, f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    size_t header_len = file[8] | (size_t)file[9] << 8;
+    cr_assert_geq(len, 10 + header_len, "n = %zu: a %zu-byte file, header_len %zu", *n, len,
+                  header_len);
+    cr_assert_eq((10 + header_len) % 64, 0, "n = %zu: the data starts at %zu", *n, 10 + header_len);
+    cr_assert_eq(file[10 + header_len - 1], '\n', "n = %zu: the header does not end in '\\n'", *n);
+    cr_assert_eq((size_t)size, 10 + header_len + *n * sizeof(elem_t),
+                 "n = %zu: %ld bytes, header_len %zu", *n, size, header_len);
+    expect_read(a, *n);
+    free(a);
 }
 
 Test(npy, version_2_and_3)
