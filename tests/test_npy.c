@@ -10,7 +10,6 @@
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 #include <float.h>
 #include <stdint.h>
 #include <stdio.h>

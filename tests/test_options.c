@@ -11,7 +11,6 @@
  * parser. */
 #define _GNU_SOURCE /* open_memstream */
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -18,7 +18,6 @@
  * ceil(log2 n) and n - 1, as for any correct reduction. */
 #define _DEFAULT_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,22 +88,6 @@ struct sum_case {
     uint64_t seed;
 };
 
-/* Room for `most` cases, in the memory Criterion shares with each case's process (cr_malloc). */
-static struct sum_case *alloc_cases(size_t most)
-{
-    struct sum_case *cases = cr_malloc(most * sizeof *cases);
-    if (cases == NULL) {
-        fprintf(stderr, "test_stage: no memory for %zu test cases\n", most);
-        abort();
-    }
-    return cases;
-}
-
-static void free_cases(struct criterion_test_params *params)
-{
-    cr_free(params->params);
-}
-
 /* Appends to cases[*count] the case (n, block) for each block size the stage takes n with: a
  * single-block stage refuses n > 2 * block (see limit_on_n), so no such case is made. */
 static void add_cases(struct sum_case *cases, size_t *count, enum pattern pattern, size_t n,
@@ -120,14 +103,15 @@ static void add_cases(struct sum_case *cases, size_t *count, enum pattern patter
  * start, from the stage under test (STAGE). */
 static struct criterion_test_params sum_cases(enum pattern pattern)
 {
-    struct sum_case *cases = alloc_cases((COUNT(SIZES) + COUNT(LARGE_SIZES)) * COUNT(BLOCKS));
+    struct sum_case *cases =
+        alloc_params((COUNT(SIZES) + COUNT(LARGE_SIZES)) * COUNT(BLOCKS), sizeof *cases);
     size_t count = 0;
     for (size_t i = 0; i < COUNT(SIZES); ++i)
         add_cases(cases, &count, pattern, SIZES[i], 1000 + i);
     if (!STAGE.single_block)
         for (size_t i = 0; i < COUNT(LARGE_SIZES); ++i)
             add_cases(cases, &count, pattern, LARGE_SIZES[i], 2000 + i);
-    return cr_make_param_array(struct sum_case, cases, count, free_cases);
+    return cr_make_param_array(struct sum_case, cases, count, free_params);
 }
 
 /* The stage's sum of one case's input must be right: exact in int32; in float32 within the bound,
@@ -274,11 +258,11 @@ static size_t ceil_log2(size_t n)
 ParameterizedTestParameters(stage, measured_depth_is_a_depth)
 {
     static const size_t N[] = {0, 1, 2, 3, 1000, 2047, 100003, (1u << 20) + 3};
-    struct sum_case *cases = alloc_cases(COUNT(N) * COUNT(BLOCKS));
+    struct sum_case *cases = alloc_params(COUNT(N) * COUNT(BLOCKS), sizeof *cases);
     size_t count = 0;
     for (size_t i = 0; i < COUNT(N); ++i)
         add_cases(cases, &count, PATTERN_SMALL, N[i], 0); /* no input: pattern and seed unused */
-    return cr_make_param_array(struct sum_case, cases, count, free_cases);
+    return cr_make_param_array(struct sum_case, cases, count, free_params);
 }
 ParameterizedTest(struct sum_case *c, stage, measured_depth_is_a_depth)
 {

@@ -1,12 +1,15 @@
 /* test_util.h: what several test programs need alike, written once: the length of an array, a
- * command line made printable for a failure message, a .npy file built byte by byte, and random
- * numbers from the harness's own generator (splitmix64, common/input.c). */
+ * command line made printable for a failure message, a .npy file built byte by byte, memory for
+ * the cases of a parameterized test, and random numbers from the harness's own generator
+ * (splitmix64, common/input.c). */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -57,6 +60,24 @@ static inline size_t npy_build(unsigned char *file, size_t cap, int major, int m
     else
         memset(file + pre + header_len, 0, data_len);
     return pre + header_len + data_len;
+}
+
+/* Room for `count` parameters of a parameterized test, `size` bytes each, made at run time: in the
+ * memory Criterion shares with the process that runs each case (cr_malloc). Pass free_params to
+ * cr_make_param_array to give it back. */
+static inline void *alloc_params(size_t count, size_t size)
+{
+    void *params = cr_malloc(count * size);
+    if (params == NULL) {
+        fprintf(stderr, "no memory for %zu test cases\n", count);
+        abort();
+    }
+    return params;
+}
+
+static inline void free_params(struct criterion_test_params *params)
+{
+    cr_free(params->params);
 }
 
 /* A random number in [0, below) from *state, which it advances: splitmix64, so that a seed gives
