@@ -6,8 +6,8 @@
  * names the option. Single-block stages (02-04) refuse n > 2 * block and point to
  * step05_segmented. Each row is a test case of its own (a Criterion parameterized test), and a
  * failure prints its command line. After the table, what a row cannot say: that parses are
- * independent, the largest n (it depends on the machine), options_check_n and parse_unsigned
- * (a table of their own). tests/test_fuzz_options.c throws generated command lines at the same
+ * independent, the largest n (it depends on the machine), options_check_n; then parse_unsigned,
+ * in a table of its own. tests/test_fuzz_options.c throws generated command lines at the same
  * parser. */
 #define _GNU_SOURCE /* open_memstream */
 #include <criterion/criterion.h>
