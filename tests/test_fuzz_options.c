@@ -1,25 +1,28 @@
 /* test_fuzz_options.c: thousands of hostile command lines against options_parse (common/options.c),
- * CPU only, deterministic (a fixed xorshift seed), in well under a second.
+ * CPU only, deterministic (a fixed seed of splitmix64), in well under a second.
  *
  * Two kinds of command line:
  *   - structured: real option names with values that are sometimes right and sometimes wrong in
  *     every way a person or a script gets them wrong (empty, negative, signed, overflowing 2^64 or
- *     10^30, hex, exponents, trailing garbage, unicode digits, "--n=" with nothing, a missing value
- *     at the end, repeats, stray words, "--"). A small model of the documented rules (getopt_long
- *     with exact names, the ranges in --help) says what the parse must return, and with which
- *     values; a refusal must name what it refuses.
+ *     10^30, hex, exponents, trailing garbage, unicode digits, control characters, "--n=" with
+ *     nothing, a missing value at the end, repeats, stray words, "--"). The line is made piece by
+ *     piece, and each piece's fate is known as it is made, from the rules in --help, not from
+ *     parsing the line again: an option with a value that the rules take (checked with strtoull,
+ *     which shares nothing with parse_unsigned) sets that value, the last one given wins; the
+ *     first piece that breaks a rule decides the refusal and the word its sentence must hold;
+ *     options end at "--" or at the first word. So the parse must return what was made, and on
+ *     success give exactly the values that were put in.
  *   - garbage: tokens from real and abbreviated option names, single-dash options, values and
- * random bytes, in any order. Nothing is predicted; only the invariants are checked. Invariants,
- * for every line: no crash; the result is 0, 1 (--help, with the usage text written) or EXIT_USAGE
- * with one non-empty line in err; argv is not reordered; and on 0 every option is in its documented
- * range: block a power of two in [32, 1024], reps in [1, 100000], n addressable, and n <= 2 * block
- * on a single-block stage.
- *
- * No value holds a '\n': options.c quotes the bad value into its one-sentence message, so a value
- * with a line break gives a message with a line break (reported separately, not fuzzed here). NULs
- * cannot occur inside a C argv string. */
+ *     random bytes, in any order. Nothing is predicted; only the invariants are checked.
+ * Invariants, for every line: no crash; the result is 0, 1 (--help, with the usage text written)
+ * or EXIT_USAGE with one non-empty line in err, whatever bytes the line holds; argv is not
+ * reordered; and on 0 every option is in its documented range (block a power of two in
+ * [32, 1024], reps in [1, 100000], n addressable, n <= 2 * block on a single-block stage, the input
+ * path one of the arguments) and the result, written back as a plain command line, parses to the
+ * same options. NULs cannot occur inside a C argv string. */
 #define _GNU_SOURCE /* open_memstream */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,26 +31,23 @@
 #include <string.h>
 
 #include "harness.h"
+#include "test_util.h"
 
 /* Two stages as the harness sees them: one that takes any n, one that works in a single block. */
-static const struct stage_info MULTI = {
-    .on_gpu = true, .single_block = false, .in_place = false};
-static const struct stage_info SINGLE = {
-    .on_gpu = true, .single_block = true, .in_place = true};
+static const struct stage_info MULTI = {.on_gpu = true, .single_block = false, .in_place = false};
+static const struct stage_info SINGLE = {.on_gpu = true, .single_block = true, .in_place = true};
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 24
 #define TOKEN_LEN 192
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd(uint32_t below) /* xorshift64: deterministic, so a failure reproduces */
+static uint32_t rnd(uint32_t below) /* deterministic, so a failure reproduces */
 {
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (uint32_t)((rng >> 32) % below);
+    return random_below(&rng, below);
 }
 static uint64_t rnd64(void)
 {
-    return (uint64_t)rnd(1u << 31) << 33 ^ (uint64_t)rnd(1u << 31) << 2 ^ rnd(4);
+    return splitmix64(&rng);
 }
 
 /* Values that have broken option parsers before. Some are valid for some options. */
@@ -115,20 +115,42 @@ static void random_number(char *out, size_t len)
     }
 }
 
-/* Random bytes 1..255 except '\n' (see the top of the file). */
+/* Random bytes 1..255, '\n' and the other control characters among them. */
 static void random_bytes(char *out, size_t len)
 {
     size_t n = 1 + rnd(12);
-    for (size_t i = 0; i < n && i + 1 < len; ++i) {
-        int c;
-        do
-            c = 1 + (int)rnd(255);
-        while (c == '\n');
-        out[i] = (char)c, out[i + 1] = '\0';
-    }
+    for (size_t i = 0; i < n && i + 1 < len; ++i)
+        out[i] = (char)(1 + rnd(255)), out[i + 1] = '\0';
 }
 
 static const char *const NAMES[] = {"n", "seed", "reps", "block", "input"};
+static const char *const FLAGS[] = {"--n", "--seed", "--reps", "--block", "--input"};
+
+/* A number at an edge of what option `name` takes: its least or its greatest, or one past. */
+static void edge_value(const char *name, char *out, size_t len)
+{
+    uint64_t lo = 0, hi = UINT64_MAX; /* --seed */
+    if (strcmp(name, "n") == 0)
+        hi = SIZE_MAX / sizeof(elem_t);
+    else if (strcmp(name, "reps") == 0)
+        lo = 1, hi = MAX_REPS;
+    else if (strcmp(name, "block") == 0)
+        lo = BLOCK_MIN, hi = BLOCK_MAX;
+    switch (rnd(4)) {
+    case 0:
+        snprintf(out, len, "%" PRIu64, lo);
+        break;
+    case 1:
+        snprintf(out, len, "%" PRIu64, hi);
+        break;
+    case 2:
+        snprintf(out, len, lo > 0 ? "%" PRIu64 : "-1", lo - 1);
+        break;
+    default:
+        snprintf(out, len, hi < UINT64_MAX ? "%" PRIu64 : "18446744073709551616", hi + 1);
+        break;
+    }
+}
 
 /* A value for option `name`: half the time one it takes, else anything. */
 static void random_value(const char *name, char *out, size_t len)
@@ -146,12 +168,18 @@ static void random_value(const char *name, char *out, size_t len)
             snprintf(out, len, "%s", rnd(2) ? "data.npy" : "/tmp/x y\xc3\xa9.npy");
         return;
     }
-    switch (rnd(3)) {
+    switch (rnd(4)) {
     case 0:
         snprintf(out, len, "%s", ODD_VALUES[rnd(COUNT(ODD_VALUES))]);
         break;
     case 1:
         random_number(out, len);
+        break;
+    case 2:
+        if (strcmp(name, "input") == 0)
+            random_bytes(out, len); /* a path has no edge */
+        else
+            edge_value(name, out, len);
         break;
     default:
         random_bytes(out, len);
@@ -159,47 +187,139 @@ static void random_value(const char *name, char *out, size_t len)
     }
 }
 
-/* A command line of real option names, right or wrong values. Returns argc. */
-static int structured_line(char **argv)
+/* What a structured line must give, known from how it was made. */
+struct expect {
+    int rc;             /* 0, 1 (--help) or EXIT_USAGE */
+    const char *word;   /* EXIT_USAGE: the sentence holds it */
+    struct options opt; /* 0: the values, input_path pointing into the line */
+};
+
+/* Whether `value` is one that option `name` takes, by the rules in --help; a number's value in
+ * *v. Decimal digits only, checked with strtoull, so it shares nothing with parse_unsigned. */
+static bool value_ok(const char *name, const char *value, uint64_t *v)
 {
-    static const char *const UNKNOWN[] = {
-        "--frobnicate", "--N", "--nn", "--seeds", "--blocks", "--size", "-n",      "-x",
-        "-xy",          "-5",  "-:",   "--x=1",   "--help=1", "-h",     "--inputs"};
+    if (strcmp(name, "input") == 0)
+        return *value != '\0';
+    if (*value == '\0' || strspn(value, "0123456789") != strlen(value))
+        return false;
+    errno = 0;
+    *v = strtoull(value, NULL, 10);
+    if (errno == ERANGE)
+        return false;
+    if (strcmp(name, "n") == 0)
+        return *v <= SIZE_MAX / sizeof(elem_t);
+    if (strcmp(name, "reps") == 0)
+        return *v >= 1 && *v <= MAX_REPS;
+    if (strcmp(name, "block") == 0)
+        return *v >= BLOCK_MIN && *v <= BLOCK_MAX && (*v & (*v - 1)) == 0;
+    return true; /* seed: any uint64 */
+}
+
+/* Options no stage has, each with what it must give: getopt_long takes exact names or
+ * unambiguous prefixes, and none of these is either; -h is --help's one short form. */
+static const struct {
+    const char *arg;
+    int rc;
+    const char *word;
+} UNKNOWN[] = {
+    {"--frobnicate", EXIT_USAGE, "unknown option"},
+    {"--N", EXIT_USAGE, "unknown option"},
+    {"--nn", EXIT_USAGE, "unknown option"},
+    {"--seeds", EXIT_USAGE, "unknown option"},
+    {"--blocks", EXIT_USAGE, "unknown option"},
+    {"--size", EXIT_USAGE, "unknown option"},
+    {"--inputs", EXIT_USAGE, "unknown option"},
+    {"--x=1", EXIT_USAGE, "unknown option"},
+    {"-n", EXIT_USAGE, "unknown option '-n'"},
+    {"-x", EXIT_USAGE, "unknown option '-x'"},
+    {"-xy", EXIT_USAGE, "unknown option '-x'"},
+    {"-5", EXIT_USAGE, "unknown option '-5'"},
+    {"-:", EXIT_USAGE, "unknown option"},
+    {"--help=1", EXIT_USAGE, "--help takes no value"},
+    {"-h", 1, NULL},
+};
+
+/* A command line of real option names, right or wrong values, for `stage`; in *e what it must
+ * give. Returns argc. */
+static int structured_line(char **argv, const struct stage_info *stage, struct expect *e)
+{
     static const char *const STRAY[] = {"stray", "5", "-", "", "data.npy", "\xc3\xa9"};
+    bool decided = false, n_given = false, ended = false;
+    *e = (struct expect){.rc = 0};
+    e->opt = (struct options){
+        .seed = 1, .reps = DEFAULT_REPS, .block = default_block(stage), .input_path = NULL};
+/* The first piece that decides the outcome wins; later ones change nothing. */
+#define DECIDE(rc_, word_)                                                                         \
+    (decided ? (void)0 : (void)(decided = true, e->rc = (rc_), e->word = (word_)))
     int argc = 1;
     argv[0] = "prog";
     for (uint32_t k = rnd(7); k > 0 && argc + 2 < MAX_ARGS; --k) {
+        if (ended) /* after "--" every piece is an argument: the first one is refused */
+            DECIDE(EXIT_USAGE, "unexpected argument");
         uint32_t r = rnd(100);
         char *tok = tokens[argc];
         if (r < 70) { /* an option and its value, in one of the two forms */
-            const char *name = NAMES[rnd(COUNT(NAMES))];
+            size_t i = rnd(COUNT(NAMES));
+            const char *name = NAMES[i];
             char value[TOKEN_LEN - 16];
             random_value(name, value, sizeof value);
+            const char *at; /* where the value lies in the line */
             if (rnd(2)) {
                 snprintf(tok, TOKEN_LEN, "--%s=%s", name, value);
                 argv[argc++] = tok;
+                at = tok + strlen(name) + 3;
             } else {
                 snprintf(tok, TOKEN_LEN, "--%s", name);
                 argv[argc++] = tok;
                 snprintf(tokens[argc], TOKEN_LEN, "%s", value);
-                argv[argc] = tokens[argc];
+                at = argv[argc] = tokens[argc];
                 argc++;
+            }
+            uint64_t v = 0;
+            if (!value_ok(name, value, &v)) {
+                DECIDE(EXIT_USAGE, FLAGS[i]);
+            } else if (!decided) { /* taken: the last value given wins */
+                if (strcmp(name, "n") == 0)
+                    e->opt.n = (size_t)v, n_given = true;
+                else if (strcmp(name, "seed") == 0)
+                    e->opt.seed = v;
+                else if (strcmp(name, "reps") == 0)
+                    e->opt.reps = (int)v;
+                else if (strcmp(name, "block") == 0)
+                    e->opt.block = (unsigned int)v;
+                else
+                    e->opt.input_path = at;
             }
         } else if (r < 76) {
             argv[argc++] = "--help";
+            DECIDE(1, NULL);
         } else if (r < 82) {
-            argv[argc++] = (char *)UNKNOWN[rnd(COUNT(UNKNOWN))];
-        } else if (r < 87) {
+            size_t u = rnd(COUNT(UNKNOWN));
+            argv[argc++] = (char *)UNKNOWN[u].arg;
+            DECIDE(UNKNOWN[u].rc, UNKNOWN[u].word);
+        } else if (r < 87) { /* a word: the options end, and it is refused */
             argv[argc++] = (char *)STRAY[rnd(COUNT(STRAY))];
+            DECIDE(EXIT_USAGE, "unexpected argument");
         } else if (r < 92) {
             argv[argc++] = "--";
+            ended = true;
         } else { /* an option with its value missing: the end of the line */
             snprintf(tok, TOKEN_LEN, "--%s", NAMES[rnd(COUNT(NAMES))]);
             argv[argc++] = tok;
+            DECIDE(EXIT_USAGE, "needs a value");
             break;
         }
     }
+#undef DECIDE
     argv[argc] = NULL;
+    if (decided)
+        return argc;
+    if (n_given && e->opt.input_path)
+        *e = (struct expect){.rc = EXIT_USAGE, .word = "not both"};
+    else if (!n_given)
+        e->opt.n = stage->single_block ? 2 * (size_t)e->opt.block : DEFAULT_N;
+    if (e->rc == 0 && stage->single_block && e->opt.n > 2 * (size_t)e->opt.block)
+        *e = (struct expect){.rc = EXIT_USAGE, .word = "step05_segmented"};
     return argc;
 }
 
@@ -244,128 +364,48 @@ static int garbage_line(char **argv)
     return argc;
 }
 
-/* ---- The model: what the rules in --help and getopt_long (exact names) say must happen ---- */
-
-/* Whether text is a whole decimal number, digits only, no larger than max. Compared as digit
- * strings and converted with strtoull, so that it shares nothing with parse_unsigned. */
-static bool decimal_at_most(const char *text, uint64_t max, uint64_t *value)
-{
-    if (*text == '\0' || strspn(text, "0123456789") != strlen(text))
-        return false;
-    while (text[0] == '0' && text[1] != '\0')
-        ++text;
-    char limit[24];
-    snprintf(limit, sizeof limit, "%" PRIu64, max);
-    size_t len = strlen(text), limit_len = strlen(limit);
-    if (len > limit_len || (len == limit_len && strcmp(text, limit) > 0))
-        return false;
-    *value = strtoull(text, NULL, 10);
-    return true;
-}
-
-struct expect {
-    int rc;
-    struct options opt;
-    const char *word; /* a refusal's message must contain this */
-};
-
-static struct expect model(int argc, char **argv, const struct stage_info *stage)
-{
-    struct expect e = {.rc = 0, .word = NULL};
-    e.opt = (struct options){
-        .n = 0, .seed = 1, .reps = DEFAULT_REPS, .block = default_block(stage), .input_path = NULL};
-    bool n_given = false;
-    int i = 1;
-    for (; i < argc; ++i) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            ++i;
-            break;
-        }
-        if (a[0] != '-' || a[1] == '\0') /* a word, "" or "-": options end here */
-            break;
-        if (a[1] == 'h') /* -h is --help, the one short option */
-            return (struct expect){.rc = 1};
-        if (a[1] != '-')
-            return (struct expect){.rc = EXIT_USAGE, .word = "unknown option"};
-        const char *eq = strchr(a + 2, '=');
-        size_t name_len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
-        const char *name = NULL;
-        for (size_t k = 0; k < COUNT(NAMES); ++k)
-            if (strlen(NAMES[k]) == name_len && strncmp(a + 2, NAMES[k], name_len) == 0)
-                name = NAMES[k];
-        if (name == NULL) {
-            if (!eq && strcmp(a + 2, "help") == 0)
-                return (struct expect){.rc = 1};
-            if (eq && name_len == 4 && strncmp(a + 2, "help", 4) == 0)
-                return (struct expect){.rc = EXIT_USAGE, .word = "--help takes no value"};
-            return (struct expect){.rc = EXIT_USAGE, .word = "unknown option"};
-        }
-        const char *value;
-        if (eq)
-            value = eq + 1;
-        else if (i + 1 < argc)
-            value = argv[++i]; /* the next argument, whatever it looks like */
-        else
-            return (struct expect){.rc = EXIT_USAGE, .word = "needs a value"};
-        uint64_t v = 0;
-        static char word[16];
-        snprintf(word, sizeof word, "--%s", name);
-        struct expect bad = {.rc = EXIT_USAGE, .word = word};
-        if (strcmp(name, "n") == 0) {
-            if (!decimal_at_most(value, SIZE_MAX / sizeof(elem_t), &v))
-                return bad;
-            e.opt.n = (size_t)v;
-            n_given = true;
-        } else if (strcmp(name, "seed") == 0) {
-            if (!decimal_at_most(value, UINT64_MAX, &v))
-                return bad;
-            e.opt.seed = v;
-        } else if (strcmp(name, "reps") == 0) {
-            if (!decimal_at_most(value, MAX_REPS, &v) || v == 0)
-                return bad;
-            e.opt.reps = (int)v;
-        } else if (strcmp(name, "block") == 0) {
-            if (!decimal_at_most(value, BLOCK_MAX, &v) || v < BLOCK_MIN || (v & (v - 1)) != 0)
-                return bad;
-            e.opt.block = (unsigned int)v;
-        } else {
-            if (*value == '\0')
-                return bad;
-            e.opt.input_path = value;
-        }
-    }
-    if (i < argc)
-        return (struct expect){.rc = EXIT_USAGE, .word = "unexpected argument"};
-    if (n_given && e.opt.input_path)
-        return (struct expect){.rc = EXIT_USAGE, .word = "not both"};
-    if (!n_given)
-        e.opt.n = stage->single_block ? 2 * (size_t)e.opt.block : DEFAULT_N;
-    if (stage->single_block && e.opt.n > 2 * (size_t)e.opt.block)
-        return (struct expect){.rc = EXIT_USAGE, .word = "step05_segmented"};
-    return e;
-}
-
 /* ---- One parse, and what must hold whatever the line ---- */
 
 static char err[512];
 
-/* The command line, printable, for failure messages (bytes outside ASCII as \xNN). */
-static const char *show(int argc, char **argv)
+/* The options an accepted line gave, written back as a plain command line ("--seed S --reps R
+ * --block B" and "--n N" or "--input PATH"), must parse to the same options. */
+static void expect_round_trip(const struct options *opt, const char *stage_name,
+                              const struct stage_info *stage, const char *line)
 {
-    static char text[4096];
-    size_t len = 0;
-    for (int i = 1; i < argc && len + 8 < sizeof text; ++i) {
-        text[len++] = '\'';
-        for (const unsigned char *c = (const unsigned char *)argv[i]; *c && len + 8 < sizeof text;
-             ++c)
-            len += (size_t)(*c >= 32 && *c < 127 ? snprintf(text + len, 2, "%c", *c)
-                                                 : snprintf(text + len, 5, "\\x%02x", *c));
-        text[len++] = '\'';
-        text[len++] = ' ';
-    }
-    text[len] = '\0';
-    return text;
+    char n[32], seed[32], reps[16], block[16], msg[512] = "", *usage = NULL;
+    snprintf(n, sizeof n, "%zu", opt->n);
+    snprintf(seed, sizeof seed, "%" PRIu64, opt->seed);
+    snprintf(reps, sizeof reps, "%d", opt->reps);
+    snprintf(block, sizeof block, "%u", opt->block);
+    char *argv[] = {"prog",
+                    "--seed",
+                    seed,
+                    "--reps",
+                    reps,
+                    "--block",
+                    block,
+                    opt->input_path ? "--input" : "--n",
+                    opt->input_path ? (char *)opt->input_path : n,
+                    NULL};
+    size_t usage_len = 0;
+    FILE *out = open_memstream(&usage, &usage_len);
+    cr_assert_not_null(out);
+    struct options again;
+    int rc =
+        options_parse((int)COUNT(argv) - 1, argv, stage_name, stage, &again, out, msg, sizeof msg);
+    fclose(out);
+    free(usage);
+    char first[4096], back[4096]; /* show_args reuses its buffer */
+    snprintf(first, sizeof first, "%s", line);
+    snprintf(back, sizeof back, "%s", show_args(argv + 1));
+    cr_assert_eq(rc, 0, "%s: %s was accepted, %s was not (%d): %s", stage_name, first, back, rc,
+                 msg);
+    cr_assert(again.n == opt->n && again.seed == opt->seed && again.reps == opt->reps &&
+                  again.block == opt->block &&
+                  (opt->input_path ? again.input_path && !strcmp(again.input_path, opt->input_path)
+                                   : !again.input_path),
+              "%s: %s and %s gave different options", stage_name, first, back);
 }
 
 static int parse_checked(int argc, char **argv, const char *stage_name,
@@ -381,7 +421,7 @@ static int parse_checked(int argc, char **argv, const char *stage_name,
     memset(err, 'Z', sizeof err);   /* garbage: a refusal must write a terminated message */
     int rc = options_parse(argc, argv, stage_name, stage, opt, out, err, sizeof err);
     fclose(out);
-    const char *line = show(argc, argv);
+    const char *line = show_args(argv + 1);
 
     cr_assert(rc == 0 || rc == 1 || rc == EXIT_USAGE, "%s: returned %d for %s", stage_name, rc,
               line);
@@ -411,6 +451,7 @@ static int parse_checked(int argc, char **argv, const char *stage_name,
                     opt->input_path >= argv[i] && opt->input_path <= argv[i] + strlen(argv[i]);
             cr_assert(inside && *opt->input_path, "input_path is not an argument for %s", line);
         }
+        expect_round_trip(opt, stage_name, stage, line);
     }
     free(help);
     return rc;
@@ -421,11 +462,11 @@ static void fuzz_structured(const char *stage_name, const struct stage_info *sta
     int seen[3] = {0, 0, 0};
     for (int l = 0; l < lines; ++l) {
         char *argv[MAX_ARGS + 1];
-        int argc = structured_line(argv);
+        struct expect e;
+        int argc = structured_line(argv, stage, &e);
         struct options opt;
         int rc = parse_checked(argc, argv, stage_name, stage, &opt);
-        struct expect e = model(argc, argv, stage);
-        const char *line = show(argc, argv);
+        const char *line = show_args(argv + 1);
         cr_assert_eq(rc, e.rc, "%s: %s returned %d, expected %d (err: %s)", stage_name, line, rc,
                      e.rc, rc == EXIT_USAGE ? err : "");
         seen[rc == EXIT_USAGE ? 2 : rc]++;

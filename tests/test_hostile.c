@@ -28,12 +28,12 @@
 #include "harness.h"
 #include "npy.h"
 #include "stages.h"
+#include "test_util.h"
 
 #ifndef BUILD_DIR
 #define BUILD_DIR "build"
 #endif
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define ALARM_S 30
 
 struct result {
@@ -89,30 +89,12 @@ static void run(const char *stage, char *const *args, int hide_gpus, struct resu
     close(err_fd);
 }
 
-/* The arguments, printable, for failure messages. */
-static const char *show(char *const *args)
-{
-    static char text[1024];
-    size_t len = 0;
-    for (; *args && len + 8 < sizeof text; ++args) {
-        text[len++] = '\'';
-        for (const unsigned char *c = (const unsigned char *)*args; *c && len + 8 < sizeof text;
-             ++c)
-            len += (size_t)(*c >= 32 && *c < 127 ? snprintf(text + len, 2, "%c", *c)
-                                                 : snprintf(text + len, 5, "\\x%02x", *c));
-        text[len++] = '\'';
-        text[len++] = ' ';
-    }
-    text[len] = '\0';
-    return text;
-}
-
 /* Exit status `want`, nothing on stdout, exactly one line on stderr; for a usage error (2), that
  * line starts with the stage's name, as main.c writes it. (gpu.cu's device-memory sentence, exit
  * 3, has no such prefix.) */
 static void expect_one_line(int s, char *const *args, const struct result *r, int want)
 {
-    const char *line = show(args);
+    const char *line = show_args(args);
     cr_expect_eq(r->signal, 0, "%s %s: killed by signal %d%s", stages[s].program, line, r->signal,
                  r->signal == SIGALRM ? " (hung)" : "");
     cr_expect_eq(r->status, want, "%s %s: exit status %d, expected %d: %s", stages[s].program, line,
@@ -218,19 +200,6 @@ static const char *write_file(const void *bytes, size_t len)
     return path;
 }
 
-static size_t npy_bytes(unsigned char *file, const char *dict, size_t data_len)
-{
-    size_t dict_len = strlen(dict);
-    size_t header_len = dict_len + 1 + (64 - (10 + dict_len + 1) % 64) % 64;
-    memcpy(file, "\x93NUMPY\x01\x00", 8);
-    file[8] = (unsigned char)header_len, file[9] = (unsigned char)(header_len >> 8);
-    memset(file + 10, ' ', header_len);
-    memcpy(file + 10, dict, dict_len);
-    file[10 + header_len - 1] = '\n';
-    memset(file + 10 + header_len, 1, data_len);
-    return 10 + header_len + data_len;
-}
-
 Test(hostile, bad_npy_files_exit_2_before_cuda)
 {
 #ifdef REDUCE_FLOAT
@@ -253,7 +222,9 @@ Test(hostile, bad_npy_files_exit_2_before_cuda)
     static unsigned char file[512];
     struct result r;
     for (size_t f = 0; f < COUNT(files); ++f) {
-        const char *path = write_file(file, npy_bytes(file, files[f].dict, files[f].data_len));
+        size_t len = npy_build(file, sizeof file, 1, 0, files[f].dict, strlen(files[f].dict), NULL,
+                               files[f].data_len);
+        const char *path = write_file(file, len);
         char *args[] = {"--input", (char *)path, NULL};
         stages_load();
         for (int s = 0; s < n_stages; ++s) {
@@ -287,7 +258,8 @@ Test(hostile, huge_npy_file_without_a_gpu_is_not_read)
     char dict[128];
     snprintf(dict, sizeof dict, "{'descr': '" DESCR "', 'fortran_order': False, 'shape': (%zu,), }",
              n);
-    const char *path = write_file(file, npy_bytes(file, dict, 0));
+    const char *path =
+        write_file(file, npy_build(file, sizeof file, 1, 0, dict, strlen(dict), NULL, 0));
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
     if (truncate(path, st.st_size + (off_t)(n * sizeof(elem_t))) != 0) {

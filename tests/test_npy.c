@@ -1,6 +1,7 @@
 /* test_npy.c: Criterion tests of common/npy.c.
  *
- *   gcc -std=c11 -Wall -Wextra -Werror -fwrapv -Icommon tests/test_npy.c common/npy.c -lcriterion
+ *   gcc -std=c11 -Wall -Wextra -Werror -fwrapv -Icommon -Itests tests/test_npy.c common/npy.c \
+ *       common/input.c -lcriterion
  *   (add -DREDUCE_FLOAT for the float32 build; the tests adapt to elem_t)
  *
  * Every test file is built byte by byte here, without numpy, so the tests pin down the format
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "test_util.h"
 
 #ifdef REDUCE_FLOAT
 #define DESCR "<f4" /* the dtype this build reads */
@@ -60,25 +62,10 @@ static void write_file(const void *bytes, size_t len)
     cr_assert_eq(fclose(f), 0);
 }
 
-/* Builds a .npy file in file[] as numpy does: magic, version major.minor, header_len (2 bytes in
- * 1.x, 4 otherwise), dict padded with spaces and '\n' to a 64-byte boundary, then data_len bytes
- * of data. Returns the file's length. */
+/* Builds a .npy file in file[] as numpy does (npy_build, test_util.h). Returns its length. */
 static size_t build(int major, int minor, const char *dict, const void *data, size_t data_len)
 {
-    size_t len_size = major == 1 ? 2 : 4, pre = 8 + len_size, dict_len = strlen(dict);
-    size_t header_len = dict_len + 1 + (64 - (pre + dict_len + 1) % 64) % 64;
-    cr_assert_lt(pre + header_len + data_len, sizeof file);
-    memcpy(file, "\x93NUMPY", 6);
-    file[6] = (unsigned char)major;
-    file[7] = (unsigned char)minor;
-    for (size_t i = 0; i < len_size; i++)
-        file[8 + i] = (unsigned char)(header_len >> (8 * i));
-    memset(file + pre, ' ', header_len);
-    memcpy(file + pre, dict, dict_len);
-    file[pre + header_len - 1] = '\n';
-    if (data_len > 0)
-        memcpy(file + pre + header_len, data, data_len);
-    return pre + header_len + data_len;
+    return npy_build(file, sizeof file, major, minor, dict, strlen(dict), data, data_len);
 }
 
 /* Writes a version-1.0 file with this dict and data_len bytes of data (the 1..3 pattern). */
@@ -131,9 +118,9 @@ static void expect_read(const elem_t *want, size_t want_n)
 static void round_trip(size_t n)
 {
     elem_t *a = calloc(n + 1, sizeof *a); /* + 1: never malloc(0) */
-    uint32_t x = 2463534242u;
-    for (size_t i = 0; i < n; i++) { /* xorshift bits: every int32 / float32 pattern is fair */
-        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    uint64_t state = 2463534242u;
+    for (size_t i = 0; i < n; i++) { /* random bits: every int32 / float32 pattern is fair */
+        uint32_t x = (uint32_t)splitmix64(&state);
         memcpy(&a[i], &x, sizeof x);
     }
 #ifdef REDUCE_FLOAT
@@ -201,26 +188,30 @@ Test(npy, reads_numpy_bytes)
 
 /* numpy >= 1.24 adds 21 - digits(n) spaces after the dict; the data must still start at a
  * multiple of 64 and the header end in '\n', whatever the width of n. */
-Test(npy, write_header_alignment)
+ParameterizedTestParameters(npy, write_header_alignment)
 {
-    const size_t sizes[] = {0, 9, 10, 99999, 100000};
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-        elem_t *a = calloc(sizes[i] + 1, sizeof *a);
-        char err[256] = "";
-        cr_assert_eq(npy_write(path, a, sizes[i], err, sizeof err), 0, "%s", err);
-        FILE *f = fopen(path, "rb");
-        size_t len = fread(file, 1, sizeof file, f);
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        fclose(f);
-        size_t header_len = file[8] | (size_t)file[9] << 8;
-        cr_assert_geq(len, 10 + header_len);
-        cr_assert_eq((10 + header_len) % 64, 0);
-        cr_assert_eq(file[10 + header_len - 1], '\n');
-        cr_assert_eq((size_t)size, 10 + header_len + sizes[i] * sizeof(elem_t));
-        expect_read(a, sizes[i]);
-        free(a);
-    }
+    static size_t sizes[] = {0, 9, 10, 99999, 100000}; /* 1 to 6 digits */
+    return cr_make_param_array(size_t, sizes, COUNT(sizes));
+}
+ParameterizedTest(size_t *n, npy, write_header_alignment)
+{
+    elem_t *a = calloc(*n + 1, sizeof *a);
+    char err[256] = "";
+    cr_assert_eq(npy_write(path, a, *n, err, sizeof err), 0, "%s", err);
+    FILE *f = fopen(path, "rb");
+    size_t len = fread(file, 1, sizeof file, f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    size_t header_len = file[8] | (size_t)file[9] << 8;
+    cr_assert_geq(len, 10 + header_len, "n = %zu: a %zu-byte file, header_len %zu", *n, len,
+                  header_len);
+    cr_assert_eq((10 + header_len) % 64, 0, "n = %zu: the data starts at %zu", *n, 10 + header_len);
+    cr_assert_eq(file[10 + header_len - 1], '\n', "n = %zu: the header does not end in '\\n'", *n);
+    cr_assert_eq((size_t)size, 10 + header_len + *n * sizeof(elem_t),
+                 "n = %zu: %ld bytes, header_len %zu", *n, size, header_len);
+    expect_read(a, *n);
+    free(a);
 }
 
 Test(npy, version_2_and_3)
@@ -415,10 +406,9 @@ Test(npy, write_fails)
  */
 
 static uint64_t rng = 88172645463325252ull;
-static uint32_t rnd(uint32_t below) /* xorshift64: deterministic, so a failure reproduces */
+static uint32_t rnd(uint32_t below) /* deterministic, so a failure reproduces */
 {
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (uint32_t)((rng >> 32) % below);
+    return random_below(&rng, below);
 }
 
 static void check_any(size_t len)
@@ -514,15 +504,7 @@ Test(npy, fuzz)
             }
         }
         /* header_len as numpy pads, then a data size that is right for n = 16 or n = 0 */
-        size_t pre = 10, header_len = len + 1 + (64 - (pre + len + 1) % 64) % 64;
-        memcpy(file, "\x93NUMPY\x01\x00", 8);
-        file[8] = (unsigned char)header_len, file[9] = (unsigned char)(header_len >> 8);
-        memset(file + pre, ' ', header_len);
-        memcpy(file + pre, dict, len);
-        file[pre + header_len - 1] = '\n';
-        size_t data = rnd(2) ? sizeof vals : 0;
-        memcpy(file + pre + header_len, vals, data);
-        check_any(pre + header_len + data);
+        check_any(npy_build(file, sizeof file, 1, 0, dict, len, vals, rnd(2) ? sizeof vals : 0));
     }
 }
 

@@ -11,8 +11,7 @@
 #include <string.h>
 
 #include "harness.h"
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#include "test_util.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* reduce_cpu                                                                                 */

@@ -4,7 +4,8 @@
  * identity, no launch), 1, around warp and block boundaries, non-powers of two, and on the
  * multi-block stages past one block, past 2^20 and past 2^24; for several block sizes; on three
  * input patterns. int32 wraps identically on both sides, so even full-range input has one exact
- * sum.
+ * sum. Each (pattern, n, block) is a test case of its own (a Criterion parameterized test), run
+ * and reported on its own: a failure names its n, block, pattern and seed.
  *
  * The float32 build (make TYPE=float test) runs the same tests, but a float sum depends on the
  * order of its additions and every stage has its own: there each sum must lie within the stage's
@@ -24,11 +25,11 @@
 
 #include "gpu_test.h"
 #include "harness.h"
+#include "test_util.h"
 
 static const size_t SIZES[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048};
 static const size_t LARGE_SIZES[] = {2049, (1u << 20) + 1, (1u << 24) + 3}; /* multi-block only */
 static const unsigned int BLOCKS[] = {32, 128, 256, 1024};
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 #ifdef REDUCE_FLOAT
 #define FULL_RANGE_NAME "wide-range" /* input.c: a random int32 times 2^-8, up to 2^23, rounded */
@@ -77,68 +78,102 @@ static bool exact_in_any_order(const elem_t *x, size_t n, double scale)
 }
 #endif
 
-/* Sums one input of n elements with each block size the stage takes for it. */
-static void check_sums(size_t n, enum pattern pattern, uint64_t seed)
+/* One case: the stage's sum of n elements of `pattern`, made from `seed`, with `block` threads a
+ * block. Criterion runs each case in a process of its own and reports it on its own; a case holds
+ * plain data only, since it is copied into that process. */
+struct sum_case {
+    enum pattern pattern;
+    size_t n;
+    unsigned int block;
+    uint64_t seed;
+};
+
+/* Appends to cases[*count] the case (n, block) for each block size the stage takes n with: a
+ * single-block stage refuses n > 2 * block (see limit_on_n), so no such case is made. */
+static void add_cases(struct sum_case *cases, size_t *count, enum pattern pattern, size_t n,
+                      uint64_t seed)
 {
+    for (size_t b = 0; b < COUNT(BLOCKS); ++b)
+        if (!STAGE.single_block || n <= 2 * (size_t)BLOCKS[b])
+            cases[(*count)++] = (struct sum_case){pattern, n, BLOCKS[b], seed};
+}
+
+/* The cases of one pattern: each of SIZES (seed 1000 + i) and, on a multi-block stage, each of
+ * LARGE_SIZES (seed 2000 + i), with each block size the stage takes it with. Made when the tests
+ * start, from the stage under test (STAGE). */
+static struct criterion_test_params sum_cases(enum pattern pattern)
+{
+    struct sum_case *cases =
+        alloc_params((COUNT(SIZES) + COUNT(LARGE_SIZES)) * COUNT(BLOCKS), sizeof *cases);
+    size_t count = 0;
+    for (size_t i = 0; i < COUNT(SIZES); ++i)
+        add_cases(cases, &count, pattern, SIZES[i], 1000 + i);
+    if (!STAGE.single_block)
+        for (size_t i = 0; i < COUNT(LARGE_SIZES); ++i)
+            add_cases(cases, &count, pattern, LARGE_SIZES[i], 2000 + i);
+    return cr_make_param_array(struct sum_case, cases, count, free_params);
+}
+
+/* The stage's sum of one case's input must be right: exact in int32; in float32 within the bound,
+ * and exact where every order is. */
+static void check_sum(const struct sum_case *c)
+{
+    if (STAGE.on_gpu)
+        require_gpu();
+    size_t n = c->n;
+    unsigned int block = c->block;
     elem_t *input = malloc(n ? n * sizeof *input : 1);
     cr_assert_not_null(input);
-    input_fill(input, n, pattern, seed);
+    input_fill(input, n, c->pattern, c->seed);
+    elem_t sum = stage_sum(input, n, block);
 #ifdef REDUCE_FLOAT
     double ref = reduce_double(input, n), scale = sum_abs(input, n);
-    bool exact = exact_in_any_order(input, n, scale);
-    for (size_t b = 0; b < COUNT(BLOCKS); ++b) {
-        if (STAGE.single_block && n > 2 * (size_t)BLOCKS[b])
-            continue; /* refused by the stage: see limit_on_n */
-        elem_t sum = stage_sum(input, n, BLOCKS[b]);
-        size_t d;
-        double bound = bound_for(n, BLOCKS[b], scale, &d, NULL);
-        cr_expect(fabs((double)sum - ref) <= bound,
-                  "%s: n = %zu, block = %u, %s input: sum %.9g, double reference %.17g: off by "
-                  "%.3g, more than the bound %.3g (d = %zu)",
-                  STAGE_NAME, n, BLOCKS[b], pattern_name(pattern), (double)sum, ref,
-                  fabs((double)sum - ref), bound, d);
-        cr_expect(!exact || (double)sum == ref,
-                  "%s: n = %zu, block = %u, %s input: sum %.9g, expected exactly %.17g (whole "
-                  "numbers, sum |x| <= 2^24: exact in any order)",
-                  STAGE_NAME, n, BLOCKS[b], pattern_name(pattern), (double)sum, ref);
-    }
+    size_t d;
+    double bound = bound_for(n, block, scale, &d, NULL);
+    cr_expect(fabs((double)sum - ref) <= bound,
+              "%s: n = %zu, block = %u, %s input (seed %llu): sum %.9g, double reference %.17g: "
+              "off by %.3g, more than the bound %.3g (d = %zu)",
+              STAGE_NAME, n, block, pattern_name(c->pattern), (unsigned long long)c->seed,
+              (double)sum, ref, fabs((double)sum - ref), bound, d);
+    cr_expect(!exact_in_any_order(input, n, scale) || (double)sum == ref,
+              "%s: n = %zu, block = %u, %s input (seed %llu): sum %.9g, expected exactly %.17g "
+              "(whole numbers, sum |x| <= 2^24: exact in any order)",
+              STAGE_NAME, n, block, pattern_name(c->pattern), (unsigned long long)c->seed,
+              (double)sum, ref);
 #else
     elem_t ref = reduce_cpu(input, n);
-    for (size_t b = 0; b < COUNT(BLOCKS); ++b) {
-        if (STAGE.single_block && n > 2 * (size_t)BLOCKS[b])
-            continue; /* refused by the stage: see limit_on_n */
-        elem_t sum = stage_sum(input, n, BLOCKS[b]);
-        cr_expect(memcmp(&sum, &ref, sizeof sum) == 0,
-                  "%s: n = %zu, block = %u, %s input: sum %.17g, expected %.17g", STAGE_NAME, n,
-                  BLOCKS[b], pattern_name(pattern), (double)sum, (double)ref);
-    }
+    cr_expect(memcmp(&sum, &ref, sizeof sum) == 0,
+              "%s: n = %zu, block = %u, %s input (seed %llu): sum %.17g, expected %.17g",
+              STAGE_NAME, n, block, pattern_name(c->pattern), (unsigned long long)c->seed,
+              (double)sum, (double)ref);
 #endif
     free(input);
 }
 
-static void check_pattern(enum pattern pattern)
+ParameterizedTestParameters(stage, small_random_values)
 {
-    if (STAGE.on_gpu)
-        require_gpu();
-    for (size_t i = 0; i < COUNT(SIZES); ++i)
-        check_sums(SIZES[i], pattern, 1000 + i);
-    if (!STAGE.single_block)
-        for (size_t i = 0; i < COUNT(LARGE_SIZES); ++i)
-            check_sums(LARGE_SIZES[i], pattern, 2000 + i);
+    return sum_cases(PATTERN_SMALL);
 }
-
-Test(stage, small_random_values)
+ParameterizedTest(struct sum_case *c, stage, small_random_values)
 {
-    check_pattern(PATTERN_SMALL);
+    check_sum(c);
 }
 /* int32: any bit pattern, and the sum wraps; float32: wide-range values, and the sums round. */
-Test(stage, full_range_values)
+ParameterizedTestParameters(stage, full_range_values)
 {
-    check_pattern(PATTERN_FULL_RANGE);
+    return sum_cases(PATTERN_FULL_RANGE);
 }
-Test(stage, alternating_signs)
+ParameterizedTest(struct sum_case *c, stage, full_range_values)
 {
-    check_pattern(PATTERN_ALTERNATING);
+    check_sum(c);
+}
+ParameterizedTestParameters(stage, alternating_signs)
+{
+    return sum_cases(PATTERN_ALTERNATING);
+}
+ParameterizedTest(struct sum_case *c, stage, alternating_signs)
+{
+    check_sum(c);
 }
 
 /* The same input gives the same bits every time: int32 addition is associative, so even the
@@ -220,30 +255,32 @@ static size_t ceil_log2(size_t n)
  * at least ceil(log2 n) (d additions gather at most 2^d elements): true of any correct order, so
  * this says nothing of the stage's own. One element, or none, needs no addition at all. Measuring
  * twice gives the same d, even where the atomicAdds land in another order each time. */
-Test(stage, measured_depth_is_a_depth)
+ParameterizedTestParameters(stage, measured_depth_is_a_depth)
 {
     static const size_t N[] = {0, 1, 2, 3, 1000, 2047, 100003, (1u << 20) + 3};
+    struct sum_case *cases = alloc_params(COUNT(N) * COUNT(BLOCKS), sizeof *cases);
+    size_t count = 0;
+    for (size_t i = 0; i < COUNT(N); ++i)
+        add_cases(cases, &count, PATTERN_SMALL, N[i], 0); /* no input: pattern and seed unused */
+    return cr_make_param_array(struct sum_case, cases, count, free_params);
+}
+ParameterizedTest(struct sum_case *c, stage, measured_depth_is_a_depth)
+{
     if (STAGE.on_gpu)
         require_gpu();
-    for (size_t i = 0; i < COUNT(N); ++i)
-        for (size_t b = 0; b < COUNT(BLOCKS); ++b) {
-            size_t n = N[i];
-            if (STAGE.single_block && n > 2 * (size_t)BLOCKS[b])
-                continue; /* refused by the stage: see limit_on_n */
-            bool varies;
-            size_t d = measure_depth(n, BLOCKS[b], &varies),
-                   again = measure_depth(n, BLOCKS[b], NULL);
-            if (n <= 1)
-                cr_expect(d == 0 && !varies, "%s: n = %zu, block = %u: depth %zu%s, not 0",
-                          STAGE_NAME, n, BLOCKS[b], d, varies ? " (order varies)" : "");
-            else
-                cr_expect(ceil_log2(n) <= d && d <= n - 1,
-                          "%s: n = %zu, block = %u: depth %zu, not in [ceil(log2 n), n - 1] = "
-                          "[%zu, %zu]",
-                          STAGE_NAME, n, BLOCKS[b], d, ceil_log2(n), n - 1);
-            cr_expect_eq(again, d, "%s: n = %zu, block = %u: depth %zu, then %zu", STAGE_NAME, n,
-                         BLOCKS[b], d, again);
-        }
+    size_t n = c->n;
+    unsigned int block = c->block;
+    bool varies;
+    size_t d = measure_depth(n, block, &varies), again = measure_depth(n, block, NULL);
+    if (n <= 1)
+        cr_expect(d == 0 && !varies, "%s: n = %zu, block = %u: depth %zu%s, not 0", STAGE_NAME, n,
+                  block, d, varies ? " (order varies)" : "");
+    else
+        cr_expect(ceil_log2(n) <= d && d <= n - 1,
+                  "%s: n = %zu, block = %u: depth %zu, not in [ceil(log2 n), n - 1] = [%zu, %zu]",
+                  STAGE_NAME, n, block, d, ceil_log2(n), n - 1);
+    cr_expect_eq(again, d, "%s: n = %zu, block = %u: depth %zu, then %zu", STAGE_NAME, n, block, d,
+                 again);
 }
 #endif
 

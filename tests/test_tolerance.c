@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "test_util.h"
 
 static uint64_t rng_state = 12345;
 static uint64_t next_random(void)
@@ -126,27 +127,40 @@ static void check_order(const char *order, struct node s, const float *x, size_t
               order, n, VALUES[kind], (double)s.v, ref, fabs((double)s.v - ref), bound, s.depth);
 }
 
-Test(tolerance, the_bound_holds_in_any_order)
+/* One case: n values of one kind, each case from the same seed (its own process starts afresh). */
+struct bound_case {
+    size_t n;
+    enum values kind;
+};
+
+ParameterizedTestParameters(tolerance, the_bound_holds_in_any_order)
 {
     static const size_t N[] = {1, 2, 3, 17, 1000, 4097, 100003};
-    for (size_t i = 0; i < sizeof N / sizeof N[0]; ++i)
-        for (enum values kind = UNIFORM; kind <= ONE_BIG; ++kind) {
-            size_t n = N[i];
-            float *x = make(kind, n);
-            struct node s = chain(x, n);
-            cr_expect_eq(s.depth, n - 1, "a chain of %zu: depth %zu", n, s.depth);
-            check_order("a chain", s, x, n, kind);
-            s = pairwise(x, n);
-            cr_expect_eq(s.depth, ceil_log2(n), "a balanced tree of %zu: depth %zu", n, s.depth);
-            check_order("a balanced tree", s, x, n, kind);
-            for (int t = 0; t < 5; ++t) {
-                s = random_tree(x, n);
-                cr_expect(ceil_log2(n) <= s.depth && s.depth <= n - 1,
-                          "a random tree of %zu: depth %zu", n, s.depth);
-                check_order("a random tree", s, x, n, kind);
-            }
-            free(x);
-        }
+    struct bound_case *cases = alloc_params(COUNT(N) * COUNT(VALUES), sizeof *cases);
+    size_t count = 0;
+    for (size_t i = 0; i < COUNT(N); ++i)
+        for (enum values kind = UNIFORM; kind <= ONE_BIG; ++kind)
+            cases[count++] = (struct bound_case){N[i], kind};
+    return cr_make_param_array(struct bound_case, cases, count, free_params);
+}
+
+ParameterizedTest(struct bound_case *c, tolerance, the_bound_holds_in_any_order)
+{
+    size_t n = c->n;
+    float *x = make(c->kind, n);
+    struct node s = chain(x, n);
+    cr_expect_eq(s.depth, n - 1, "a chain of %zu: depth %zu", n, s.depth);
+    check_order("a chain", s, x, n, c->kind);
+    s = pairwise(x, n);
+    cr_expect_eq(s.depth, ceil_log2(n), "a balanced tree of %zu: depth %zu", n, s.depth);
+    check_order("a balanced tree", s, x, n, c->kind);
+    for (int t = 0; t < 5; ++t) {
+        s = random_tree(x, n);
+        cr_expect(ceil_log2(n) <= s.depth && s.depth <= n - 1, "a random tree of %zu: depth %zu", n,
+                  s.depth);
+        check_order("a random tree", s, x, n, c->kind);
+    }
+    free(x);
 }
 
 /* The sequential loop's bound is sharp: 2^24 then m ones. Each 2^24 + 1 rounds back to 2^24

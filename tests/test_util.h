@@ -1,0 +1,90 @@
+/* test_util.h: what several test programs need alike, written once: the length of an array, a
+ * command line made printable for a failure message, a .npy file built byte by byte, memory for
+ * the cases of a parameterized test, and random numbers from the harness's own generator
+ * (splitmix64, common/input.c). */
+#ifndef TEST_UTIL_H
+#define TEST_UTIL_H
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The arguments args[0], args[1], ... up to a NULL, each quoted, bytes outside printable ASCII
+ * as \xNN: for failure messages. The text lives in a static buffer that the next call reuses. */
+static inline const char *show_args(char *const *args)
+{
+    static char text[4096];
+    size_t len = 0;
+    for (; *args && len + 8 < sizeof text; ++args) {
+        if (len > 0)
+            text[len++] = ' ';
+        text[len++] = '\'';
+        for (const unsigned char *c = (const unsigned char *)*args; *c && len + 8 < sizeof text;
+             ++c)
+            len += (size_t)(*c >= 32 && *c < 127 ? snprintf(text + len, 2, "%c", *c)
+                                                 : snprintf(text + len, 5, "\\x%02x", *c));
+        text[len++] = '\'';
+    }
+    text[len] = '\0';
+    return text;
+}
+
+/* Builds a .npy file in file[0..cap) as numpy.save does: the magic, version major.minor,
+ * header_len (2 bytes in version 1, 4 otherwise), the dict's dict_len bytes (a NUL among them
+ * too) padded with spaces and a '\n' to a multiple of 64 bytes, then data_len bytes of data
+ * (zeros when data is NULL). Returns the file's length. */
+static inline size_t npy_build(unsigned char *file, size_t cap, int major, int minor,
+                               const char *dict, size_t dict_len, const void *data, size_t data_len)
+{
+    size_t len_size = major == 1 ? 2 : 4, pre = 8 + len_size;
+    size_t header_len = dict_len + 1 + (64 - (pre + dict_len + 1) % 64) % 64;
+    cr_assert_leq(pre + header_len + data_len, cap, "a .npy file of %zu bytes in a %zu-byte buffer",
+                  pre + header_len + data_len, cap);
+    memcpy(file, "\x93NUMPY", 6);
+    file[6] = (unsigned char)major;
+    file[7] = (unsigned char)minor;
+    for (size_t i = 0; i < len_size; i++)
+        file[8 + i] = (unsigned char)(header_len >> (8 * i));
+    memset(file + pre, ' ', header_len);
+    memcpy(file + pre, dict, dict_len);
+    file[pre + header_len - 1] = '\n';
+    if (data != NULL)
+        memcpy(file + pre + header_len, data, data_len);
+    else
+        memset(file + pre + header_len, 0, data_len);
+    return pre + header_len + data_len;
+}
+
+/* Room for `count` parameters of a parameterized test, `size` bytes each, made at run time: in the
+ * memory Criterion shares with the process that runs each case (cr_malloc). Pass free_params to
+ * cr_make_param_array to give it back. */
+static inline void *alloc_params(size_t count, size_t size)
+{
+    void *params = cr_malloc(count * size);
+    if (params == NULL) {
+        fprintf(stderr, "no memory for %zu test cases\n", count);
+        abort();
+    }
+    return params;
+}
+
+static inline void free_params(struct criterion_test_params *params)
+{
+    cr_free(params->params);
+}
+
+/* A random number in [0, below) from *state, which it advances: splitmix64, so that a seed gives
+ * the same numbers on every machine and a failure reproduces. */
+static inline uint32_t random_below(uint64_t *state, uint32_t below)
+{
+    return (uint32_t)((splitmix64(state) >> 32) % below);
+}
+
+#endif
