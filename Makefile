@@ -60,8 +60,10 @@ else
 DEPTH :=
 endif
 BINS := $(addprefix $(BUILD)/,$(SHORT))
+# step08's own test: the GPU gives the bits its order of additions says (tests/test_deterministic.c).
+DETERMINISTIC := $(if $(filter step08,$(SHORT)),$(BUILD)/test_deterministic)
 TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages \
-         $(BUILD)/test_hostile
+         $(BUILD)/test_hostile $(DETERMINISTIC)
 # Deliberately wrong kernels the lessons warn about: built and run only by `make sanitize`.
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
@@ -85,7 +87,8 @@ run: all ## every stage on its default input, one summary table
 
 # make test STEP="04 05": only those stages' tests and programs.
 TEST_STEPS := $(foreach s,$(STEP),step$(s))
-TEST_PROGS := $(if $(STEP),$(addprefix $(BUILD)/test_,$(filter $(TEST_STEPS),$(SHORT))),$(TESTS))
+TEST_PROGS := $(if $(STEP),$(addprefix $(BUILD)/test_,$(filter $(TEST_STEPS),$(SHORT))) \
+                $(if $(filter step08,$(TEST_STEPS)),$(DETERMINISTIC)),$(TESTS))
 
 # tests/run.sh builds each test program (and a stage's build/stepNN) with its own $(MAKE) call, so
 # that one stage's compile error does not stop the others, runs it, and prints a per-stage report.
@@ -103,11 +106,15 @@ diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04)
 	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT)))" >&2; exit 2; }
 	@bash common/diff.sh $(STEP)
 
-bench: $(addprefix $(BUILD)/bench_,$(GPU_SHORT)) ## every GPU stage against CUB and a copy, 2^10..2^30: CSV + plot
-	@bash bench/run.sh $(BUILD) $(GPU_SHORT)
+# make bench STEP="07 08": those stages only, their rows replaced in the CSV. float32 has its own CSV.
+BENCH_STAGES := $(if $(STEP),$(filter $(TEST_STEPS),$(GPU_SHORT)),$(GPU_SHORT))
+bench: $(addprefix $(BUILD)/bench_,$(BENCH_STAGES)) ## every GPU stage (STEP=NN: those) against CUB and a copy, 2^10..2^30: CSV + plot
+	@$(if $(filter-out $(GPU_SHORT),$(TEST_STEPS)),echo "make bench: STEP must list GPU stages (got '$(STEP)')." >&2; exit 2)
+	@BENCH_MERGE=$(if $(STEP),1) BENCH_CSV=$(if $(filter float,$(TYPE)),results_float32.csv,results.csv) \
+	  bash bench/run.sh $(BUILD) $(BENCH_STAGES)
 
-variants: $(addprefix $(BUILD)/bench_,step04 step06 step07 $(VARIANTS)) ## the stages and each bench/variants/ patch against CUB, one run: bench/<gpu>/variants.csv (GPU)
-	@BENCH_CSV=variants.csv bash bench/run.sh $(BUILD) step04 step06 step07 $(VARIANTS)
+variants: $(addprefix $(BUILD)/bench_,step04 step06 step07 step08 $(VARIANTS)) ## the stages and each bench/variants/ patch against CUB, one run: bench/<gpu>/variants.csv (GPU)
+	@BENCH_CSV=variants.csv bash bench/run.sh $(BUILD) step04 step06 step07 step08 $(VARIANTS)
 
 plot: ## redraw the benchmark plot into build/bandwidth.png, no GPU needed (CSV=..., PNG=...)
 	@csv="$(CSV)"; [ -n "$$csv" ] || csv=$$(ls -t bench/*/results.csv 2>/dev/null | head -n 1); \
@@ -233,6 +240,10 @@ $(BUILD)/test_all_stages: $(OBJ)/test_all_stages.o $(OBJ)/stage_step00.o $(GPU_H
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
 $(BUILD)/test_hostile: $(OBJ)/test_hostile.o $(OBJ)/stage_step00.o $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
+
+$(BUILD)/test_deterministic: $(OBJ)/test_deterministic.o $(OBJ)/stage_step08.o \
+                             $(subst %,step08,$(DEPTH)) $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
 $(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)

@@ -104,6 +104,15 @@ __device__ inline depth atomicAdd(depth *acc, depth x)
     return old;
 }
 
+/* __ldcg for depths (a load through L2, past L1: step08 reads other blocks' partial sums so). */
+__device__ inline depth __ldcg(const depth *p)
+{
+    depth got(0);
+    got.e = __ldcg(&p->e);
+    got.atomics = __ldcg(&p->atomics);
+    return got;
+}
+
 /* __shfl_down_sync for depths: lane l gets lane l + offset's value, a field at a time. */
 __device__ inline depth __shfl_down_sync(unsigned int mask, depth x, unsigned int offset)
 {

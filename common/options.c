@@ -59,12 +59,19 @@ static void usage(FILE *out, const char *stage_name, const struct stage_info *st
             BLOCK_MIN, BLOCK_MAX, default_block(stage),
             !stage->on_gpu        ? "This stage runs on the CPU.\n"
             : stage->single_block ? "This stage runs one thread block: it takes n <= 2 x block.\n"
+            : stage->fixed_block  ? "This stage runs blocks of one size only, the default: its\n"
+                                    "order of additions depends on n alone.\n"
                                   : "");
 }
 
 int options_check_n(size_t n, unsigned int block, const char *stage_name,
                     const struct stage_info *stage, char *err, size_t err_len)
 {
+    if (stage->fixed_block && block != stage->fixed_block)
+        return fail(err, err_len,
+                    "this stage runs blocks of %u threads only, on every GPU, so that its order of "
+                    "additions, and so a float sum's bits, depend on n alone (got --block %u).",
+                    stage->fixed_block, block);
     if (stage->single_block && n > 2 * (size_t)block)
         return fail(err, err_len,
                     "%s reduces in one thread block of %u threads, two elements each, so it takes "

@@ -52,6 +52,8 @@ struct stage_info {
     bool on_gpu;       /* false for step00: reduce() gets host pointers */
     bool single_block; /* one thread block: n <= 2 * block_size (steps 02-04) */
     bool in_place;     /* overwrites its input: the harness restores it before each repeat */
+    unsigned int fixed_block; /* not 0: the only block size it takes (step08: its order of
+                               * additions must not depend on it) */
 };
 extern const struct stage_info STAGE;
 
@@ -73,11 +75,12 @@ elem_t reduce_cpu(const elem_t *input, size_t n);
 #define BLOCK_MIN 32u   /* one warp */
 #define BLOCK_MAX 1024u /* the most threads a block can have on every CUDA GPU */
 
-/* Threads per block when --block is not given: the largest block for a single-block stage (its
- * n is capped at 2 * block), else 256, small enough that several blocks share a multiprocessor. */
+/* Threads per block when --block is not given: the stage's fixed block if it has one, the largest
+ * block for a single-block stage (its n is capped at 2 * block), else 256, small enough that
+ * several blocks share a multiprocessor. */
 static inline unsigned int default_block(const struct stage_info *stage)
 {
-    return stage->single_block ? BLOCK_MAX : 256u;
+    return stage->fixed_block ? stage->fixed_block : stage->single_block ? BLOCK_MAX : 256u;
 }
 
 #ifdef __cplusplus

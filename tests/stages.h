@@ -2,13 +2,15 @@
  *
  * The list comes from the Makefile (-DSTAGE_LIST="step00_cpu step01_atomic_naive ..."), which
  * takes it from the folders: it is written nowhere else. What each stage can take comes from its
- * own program's --help ("runs one thread block", "runs on the CPU"), so no test restates it. */
+ * own program's --help ("runs one thread block", "runs on the CPU", "blocks of one size only"), so
+ * no test restates it. */
 #ifndef STAGES_H
 #define STAGES_H
 
 #include <criterion/criterion.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef STAGE_LIST
@@ -19,10 +21,11 @@
 #endif
 
 struct stage {
-    char name[64];     /* step05_segmented */
-    char program[8];   /* step05: BUILD_DIR/step05 */
-    bool single_block; /* takes n <= 2 x block */
-    bool on_gpu;       /* needs a CUDA device */
+    char name[64];            /* step05_segmented */
+    char program[8];          /* step05: BUILD_DIR/step05 */
+    bool single_block;        /* takes n <= 2 x block */
+    bool on_gpu;              /* needs a CUDA device */
+    unsigned int fixed_block; /* not 0: the only --block it takes (its default), as step08 */
 };
 
 #define MAX_STAGES 32
@@ -48,6 +51,9 @@ static inline void stages_load(void)
         cr_assert_eq(pclose(p), 0, "%s failed: %s", cmd, help);
         s->single_block = strstr(help, "runs one thread block") != NULL;
         s->on_gpu = strstr(help, "runs on the CPU") == NULL;
+        const char *dflt = strstr(help, "  --block B"); /* its line, not the usage line */
+        if (strstr(help, "blocks of one size only") && dflt && (dflt = strstr(dflt, "(default: ")))
+            s->fixed_block = (unsigned int)strtoul(dflt + strlen("(default: "), NULL, 10);
     }
     cr_assert(n_stages > 0, "STAGE_LIST is empty");
 }

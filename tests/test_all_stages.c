@@ -91,10 +91,11 @@ static size_t parse_depth(const char *stage, size_t n, const char *out)
     return d;
 }
 
-/* Every program gets --block 1024 and prints the depth of its order, which it measured by running
- * its own stage: its sum must lie within the bound that depth gives. And as their lessons say,
- * steps 03, 04 and 05 then add in the same order (2047 elements: step05 runs one block, and its one
- * atomicAdd lands on 0), so they must print the same bits; the others may not. */
+/* Every program gets --block 1024 (or the one block it takes) and prints the depth of its order,
+ * which it measured by running its own stage: its sum must lie within the bound that depth gives.
+ * And as their lessons say, steps 03, 04 and 05 then add in the same order (2047 elements: step05
+ * runs one block, and its one atomicAdd lands on 0), so they must print the same bits; the others
+ * may not. */
 Test(all_stages, each_sum_within_its_bound_from_the_same_npy_file)
 {
     require_gpu();
@@ -103,9 +104,10 @@ Test(all_stages, each_sum_within_its_bound_from_the_same_npy_file)
     elem_t loop, sums[MAX_STAGES];
     const char *path = write_input(n, &loop, &ref, &scale);
     char args[256], out[4096];
-    snprintf(args, sizeof args, "--input %s --reps 3 --block 1024", path);
     stages_load();
     for (int s = 0; s < n_stages; ++s) {
+        snprintf(args, sizeof args, "--input %s --reps 3 --block %u", path,
+                 stages[s].fixed_block ? stages[s].fixed_block : 1024);
         int status = run(stages[s].program, args, out, sizeof out);
         cr_expect_eq(status, 0, "%s exited %d: %s", stages[s].program, status, out);
         cr_expect(strstr(out, "result=ok") != NULL, "%s: %s", stages[s].program, out);

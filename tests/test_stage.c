@@ -94,7 +94,8 @@ static void add_cases(struct sum_case *cases, size_t *count, enum pattern patter
                       uint64_t seed)
 {
     for (size_t b = 0; b < COUNT(BLOCKS); ++b)
-        if (!STAGE.single_block || n <= 2 * (size_t)BLOCKS[b])
+        if ((!STAGE.single_block || n <= 2 * (size_t)BLOCKS[b]) &&
+            (!STAGE.fixed_block || BLOCKS[b] == STAGE.fixed_block))
             cases[(*count)++] = (struct sum_case){pattern, n, BLOCKS[b], seed};
 }
 
@@ -188,6 +189,7 @@ Test(stage, repeats_are_bit_identical)
     if (STAGE.on_gpu)
         require_gpu();
     size_t n = STAGE.single_block ? 2048 : ((size_t)1 << 22) + 7;
+    unsigned int block = STAGE.fixed_block ? STAGE.fixed_block : 1024;
     elem_t *input = malloc(n * sizeof *input);
     cr_assert_not_null(input);
     input_fill(input, n, PATTERN_FULL_RANGE, 7);
@@ -195,14 +197,14 @@ Test(stage, repeats_are_bit_identical)
     double ref = reduce_double(input, n), scale = sum_abs(input, n);
     size_t d;
     bool varies;
-    double bound = bound_for(n, 1024, scale, &d, &varies);
-    elem_t first = stage_sum(input, n, 1024), sum;
+    double bound = bound_for(n, block, scale, &d, &varies);
+    elem_t first = stage_sum(input, n, block), sum;
     cr_expect(fabs((double)first - ref) <= bound,
               "%s: sum %.9g, double reference %.17g: off by more than the bound %.3g (d = %zu)",
               STAGE_NAME, (double)first, ref, bound, d);
     if (STAGE.on_gpu) {
         struct timing t;
-        gpu_run_stage(input, n, 1024, 5, &sum, &t); /* 1 warm-up + 5 timed repeats */
+        gpu_run_stage(input, n, block, 5, &sum, &t); /* 1 warm-up + 5 timed repeats */
         if (varies) {
             cr_expect(fabs((double)t.lo - ref) <= bound && fabs((double)t.hi - ref) <= bound,
                       "%s: the repeats' sums span [%.9g, %.9g], more than the bound %.3g (d = "
@@ -219,22 +221,22 @@ Test(stage, repeats_are_bit_identical)
         }
     } else {
         for (int r = 0; r < 5; ++r)
-            sum = stage_sum(input, n, 1024);
+            sum = stage_sum(input, n, block);
     }
     cr_expect(varies || memcmp(&sum, &first, sizeof sum) == 0,
               "a repeat gave a different sum: %.9g, then %.9g", (double)first, (double)sum);
     free(input);
 }
 #else
-    elem_t ref = reduce_cpu(input, n), sum = stage_sum(input, n, 1024);
+    elem_t ref = reduce_cpu(input, n), sum = stage_sum(input, n, block);
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "wrong sum");
     if (STAGE.on_gpu) {
         struct timing t;
-        gpu_run_stage(input, n, 1024, 5, &sum, &t); /* 1 warm-up + 5 timed repeats */
+        gpu_run_stage(input, n, block, 5, &sum, &t); /* 1 warm-up + 5 timed repeats */
         cr_expect_eq(t.unstable, 0, "%d of 5 repeats differed from the first run", t.unstable);
     } else {
         for (int r = 0; r < 5; ++r)
-            sum = stage_sum(input, n, 1024);
+            sum = stage_sum(input, n, block);
     }
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "a repeat gave a different sum");
     free(input);
@@ -290,6 +292,12 @@ Test(stage, limit_on_n)
     char err[512] = "";
     for (size_t b = 0; b < COUNT(BLOCKS); ++b) {
         size_t limit = 2 * (size_t)BLOCKS[b];
+        if (STAGE.fixed_block && BLOCKS[b] != STAGE.fixed_block) { /* step08: one block size */
+            cr_expect_eq(options_check_n(limit, BLOCKS[b], STAGE_NAME, &STAGE, err, sizeof err),
+                         EXIT_USAGE, "%s took block %u", STAGE_NAME, BLOCKS[b]);
+            cr_expect(strstr(err, "depend on n alone") != NULL, "message: %s", err);
+            continue;
+        }
         cr_expect_eq(options_check_n(limit, BLOCKS[b], STAGE_NAME, &STAGE, err, sizeof err), 0,
                      "%s", err);
         int status = options_check_n(limit + 1, BLOCKS[b], STAGE_NAME, &STAGE, err, sizeof err);

@@ -1,0 +1,206 @@
+/* test_deterministic.c: step08_deterministic gives the bits its order of additions says, on every
+ * run (build/test_deterministic, linked with step08's reduce.cu).
+ *
+ * replay() below is step08's order written again on the CPU, from the lesson rather than the
+ * kernel: the grid (a function of n alone), each thread's loads in order, the shuffle tree of
+ * each warp with its out-of-range lanes, the tree over the warps, and the last block's pass over
+ * the blocks' partial sums. In the float build every addition rounds, so a sum from any other
+ * order, or with one element dropped or added twice, differs in its bits from the replay for all
+ * but rare inputs: the GPU must give the replay's bits exactly, for n at every boundary of the
+ * order (one vector, one warp, one block, one segment, the largest grid, a grid-stride loop of
+ * several rounds). In the int32 build the replay is one more exact sum to agree with.
+ * Criterion runs each n as its own case (ParameterizedTest), so a failure names it. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_test.h"
+#include "harness.h"
+
+/* step08's constants, as its lesson states them. */
+enum { BLOCK = 256, MAX_GRID = 1024, COARSE_FACTOR = 2, WARP = 32 };
+
+/* __shfl_down_sync's tree over one warp: every lane at once adds lane l + offset's value, or its
+ * own where l + offset is past the warp (the shuffle returns the caller's value there). */
+static elem_t warp_tree(const elem_t lanes[WARP])
+{
+    elem_t x[WARP], next[WARP];
+    memcpy(x, lanes, sizeof x);
+    for (int offset = WARP / 2; offset >= 1; offset /= 2) {
+        for (int l = 0; l < WARP; ++l)
+            next[l] = x[l] + (l + offset < WARP ? x[l + offset] : x[l]);
+        memcpy(x, next, sizeof x);
+    }
+    return x[0];
+}
+
+/* block_reduce: each warp's tree, then warp 0's tree over the 8 warp sums and 24 identities. */
+static elem_t block_tree(const elem_t threads[BLOCK])
+{
+    elem_t warp_sums[WARP];
+    for (int l = 0; l < WARP; ++l)
+        warp_sums[l] = l < BLOCK / WARP ? warp_tree(threads + WARP * l) : IDENTITY;
+    return warp_tree(warp_sums);
+}
+
+/* step08's sum of x[0..n), addition by addition. */
+static elem_t replay(const elem_t *x, size_t n)
+{
+    if (n == 0)
+        return IDENTITY;
+    size_t n4 = n / 4, step = (size_t)COARSE_FACTOR * 2 * BLOCK;
+    size_t segments = (n + step * 4 - 1) / (step * 4);
+    size_t grid = segments < MAX_GRID ? segments : MAX_GRID;
+    elem_t *block_sums = malloc(grid * sizeof *block_sums), threads[BLOCK];
+    cr_assert_not_null(block_sums);
+    for (size_t b = 0; b < grid; ++b) {
+        for (size_t t = 0; t < BLOCK; ++t) {
+            elem_t partial = IDENTITY;
+            for (size_t segment = step * b; segment < n4; segment += step * grid)
+                for (size_t tile = 0; tile < COARSE_FACTOR * 2; ++tile) {
+                    size_t v = segment + t + tile * BLOCK; /* the vector x[4v .. 4v + 3] */
+                    if (v < n4)
+                        partial += x[4 * v] + x[4 * v + 1] + x[4 * v + 2] + x[4 * v + 3];
+                }
+            if (b == 0 && t < n % 4)
+                partial += x[4 * n4 + t];
+            threads[t] = partial;
+        }
+        block_sums[b] = block_tree(threads);
+    }
+    elem_t sum = block_sums[0];
+    if (grid > 1) { /* the last block: slot b to thread b % BLOCK, in index order */
+        for (size_t t = 0; t < BLOCK; ++t) {
+            threads[t] = IDENTITY;
+            for (size_t b = t; b < grid; b += BLOCK)
+                threads[t] += block_sums[b];
+        }
+        sum = block_tree(threads);
+    }
+    free(block_sums);
+    return sum;
+}
+
+/* An element's bits, to print. */
+static unsigned int bits(elem_t x)
+{
+    unsigned int u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* Sizes at the order's boundaries: 2^k - 1 and 2^k + 1 for every k to 2^27, and more. */
+static size_t case_n(size_t i)
+{
+    static const size_t FIRST[] = {0,
+                                   1,
+                                   2,
+                                   3,
+                                   4,
+                                   5,
+                                   7,
+                                   33,
+                                   255,
+                                   257,
+                                   1000,
+                                   4097,
+                                   100003,
+                                   ((size_t)1 << 24) + 3,
+                                   ((size_t)1 << 28) + 5};
+    size_t first = sizeof FIRST / sizeof FIRST[0];
+    if (i < first)
+        return FIRST[i];
+    i -= first;
+    size_t k = 1 + i / 2; /* k = 1 .. 27 */
+    return ((size_t)1 << k) + (i % 2 ? 1 : -1);
+}
+#define CASES (15 + 2 * 27)
+
+ParameterizedTestParameters(deterministic, gpu_bits_are_the_replays)
+{
+    static size_t index[CASES];
+    for (size_t i = 0; i < CASES; ++i)
+        index[i] = i;
+    return cr_make_param_array(size_t, index, CASES);
+}
+
+/* Two inputs a size: wide-range values (float: rounds at almost every addition) and alternating
+ * signs (cancellation). */
+ParameterizedTest(size_t *i, deterministic, gpu_bits_are_the_replays)
+{
+    require_gpu();
+    size_t n = case_n(*i);
+    elem_t *x = malloc((n ? n : 1) * sizeof *x);
+    cr_assert_not_null(x);
+    static const enum pattern PATTERNS[] = {PATTERN_FULL_RANGE, PATTERN_ALTERNATING};
+    for (int p = 0; p < 2; ++p) {
+        input_fill(x, n, PATTERNS[p], 808 + *i);
+        elem_t want = replay(x, n), got;
+        gpu_run_stage(x, n, BLOCK, 0, &got, NULL);
+        cr_expect(memcmp(&got, &want, sizeof got) == 0,
+                  "n = %zu, %s input: the GPU gave %.9g (bits %08x), the replay of step08's "
+                  "order %.9g (bits %08x)",
+                  n, p ? "alternating" : "wide-range", (double)got, bits(got), (double)want,
+                  bits(want));
+#ifndef REDUCE_FLOAT
+        cr_expect_eq(want, reduce_cpu(x, n), "n = %zu: the replay is not the exact sum", n);
+#endif
+    }
+    free(x);
+}
+
+/* The same bits on 100 runs: the timed path checks every repeat against the first run's sum. */
+Test(deterministic, one_hundred_runs_same_bits)
+{
+    require_gpu();
+    size_t n = ((size_t)1 << 24) + 3;
+    elem_t *x = malloc(n * sizeof *x);
+    cr_assert_not_null(x);
+    input_fill(x, n, PATTERN_FULL_RANGE, 100);
+    struct timing t;
+    elem_t sum, want = replay(x, n);
+    gpu_run_stage(x, n, BLOCK, 100, &sum, &t); /* 1 warm-up + 100 timed runs */
+    cr_expect_eq(t.unstable, 0, "%d of 100 runs differed from the first", t.unstable);
+    cr_expect(memcmp(&sum, &want, sizeof sum) == 0, "the runs gave %.9g, the replay %.9g",
+              (double)sum, (double)want);
+    free(x);
+}
+
+/* The ticket resets itself: launches of every kind in a row, in one process, each right. A
+ * ticket left at anything but 0 would make the wrong block the last one, or none. */
+Test(deterministic, ticket_resets_between_launches)
+{
+    require_gpu();
+    static const size_t N[] = {100003, 5, (size_t)1 << 22, 4096, 4097, 1, 3000000};
+    size_t max = (size_t)1 << 22;
+    elem_t *x = malloc(max * sizeof *x);
+    cr_assert_not_null(x);
+    input_fill(x, max, PATTERN_FULL_RANGE, 5);
+    for (size_t k = 0; k < sizeof N / sizeof N[0]; ++k)
+        for (int again = 0; again < 2; ++again) {
+            elem_t got, want = replay(x, N[k]);
+            gpu_run_stage(x, N[k], BLOCK, 2, &got, NULL);
+            cr_expect(memcmp(&got, &want, sizeof got) == 0,
+                      "launch %zu (n = %zu): %.9g, the replay %.9g", 2 * k + again, N[k],
+                      (double)got, (double)want);
+        }
+    free(x);
+}
+
+/* Any other block size is refused, in one sentence, before any CUDA call: no GPU needed. */
+Test(deterministic, takes_its_block_size_only)
+{
+    char err[512] = "";
+    cr_expect_eq(STAGE.fixed_block, BLOCK, "step08's block is %u, the replay's %d",
+                 STAGE.fixed_block, BLOCK);
+    cr_expect_eq(options_check_n(1000, BLOCK, "step08_deterministic", &STAGE, err, sizeof err), 0,
+                 "%s", err);
+    for (unsigned int b = BLOCK_MIN; b <= BLOCK_MAX; b *= 2) {
+        if (b == BLOCK)
+            continue;
+        cr_expect_eq(options_check_n(1000, b, "step08_deterministic", &STAGE, err, sizeof err),
+                     EXIT_USAGE, "block %u was taken", b);
+        cr_expect(strstr(err, "depend on n alone") != NULL, "block %u: %s", b, err);
+    }
+}
