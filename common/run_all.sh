@@ -30,6 +30,7 @@ printf '%s\n' "${rows[@]}" | awk '
       if (dev != "CPU") gpu = dev }
     END { if (gpu != "") print "device: " gpu }'
 if [ -n "$no_gpu" ]; then
-    echo "The GPU stages (step01 to step07) need a CUDA device: $no_gpu"
+    gpu_stages=("${@:2}") # every stage after step00
+    echo "The GPU stages (${gpu_stages[0]} to ${gpu_stages[-1]}) need a CUDA device: $no_gpu"
 fi
 exit $status
