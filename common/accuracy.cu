@@ -28,15 +28,6 @@
 #error "accuracy.cu measures float32 sums: build it with make accuracy (TYPE=float)"
 #endif
 
-/* splitmix64, as in input.c: the same seed gives the same input everywhere. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static int compare_elem(const void *a, const void *b)
 {
     elem_t x = *(const elem_t *)a, y = *(const elem_t *)b;
