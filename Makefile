@@ -16,9 +16,10 @@ else
 $(error TYPE must be int or float, not '$(TYPE)')
 endif
 
-# The stages are the folders stepNN_name/: the list is written nowhere else. The tests and scripts
-# get it from here (STAGE_LIST, or their arguments).
-STAGES := $(patsubst %/,%,$(sort $(wildcard step[0-9][0-9]_*/)))
+# The stages are the folders stepNN_name/ with a reduce.c or reduce.cu: the list is written nowhere
+# else. The tests and scripts get it from here (STAGE_LIST, or their arguments). step09_multi_gpu/
+# is a program of its own (below), not a stage of this harness.
+STAGES := $(patsubst %/,%,$(sort $(dir $(wildcard step[0-9][0-9]_*/reduce.c step[0-9][0-9]_*/reduce.cu))))
 SHORT := $(foreach s,$(STAGES),$(firstword $(subst _, ,$(s))))# step00 step01 ...
 GPU_SHORT := $(filter-out step00,$(SHORT))
 long = $(filter $(1)_%,$(STAGES))# step04 -> step04_smem
@@ -60,10 +61,26 @@ else
 DEPTH :=
 endif
 BINS := $(addprefix $(BUILD)/,$(SHORT))
+# Stage 9 (step09_multi_gpu/: one process, every GPU, NCCL's all-reduce) has its own main and needs
+# NCCL, which common/find_nccl.sh finds (NCCL_HOME= overrides). Without it, or in the float32
+# build, step09 is left out of all, run and test, which say why.
+ifneq ($(wildcard step09_multi_gpu/main.cu),)
+ifeq ($(TYPE),int)
+NCCL_FLAGS := $(shell bash common/find_nccl.sh 2>/dev/null)
+STEP09_WHY := $(if $(NCCL_FLAGS),,$(shell bash common/find_nccl.sh 2>&1 >/dev/null))
+else
+STEP09_WHY := it is built in the int32 build (make step09); its all-reduce takes float32 at run time.
+endif
+STEP09 := $(if $(STEP09_WHY),,$(BUILD)/step09)
+ALL_SHORT := $(SHORT) step09
+TEST_STEP09 := $(if $(STEP09_WHY),,$(BUILD)/test_step09)
+else
+ALL_SHORT := $(SHORT)
+endif
 # step08's own test: the GPU gives the bits its order of additions says (tests/test_deterministic.c).
 DETERMINISTIC := $(if $(filter step08,$(SHORT)),$(BUILD)/test_deterministic)
 TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages \
-         $(BUILD)/test_hostile $(DETERMINISTIC)
+         $(BUILD)/test_hostile $(DETERMINISTIC) $(TEST_STEP09)
 # Deliberately wrong kernels the lessons warn about: built and run only by `make sanitize`.
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
@@ -72,29 +89,35 @@ BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(BINS) ## build every stage into build/stepNN
+all: $(BINS) $(STEP09) ## build every stage into build/stepNN (step09 where NCCL is found)
+	@$(if $(STEP09_WHY),echo "make: step09 left out: $(STEP09_WHY)")
 
 help: ## list the targets
 	@echo "make targets (ARCH=$(ARCH), TYPE=$(TYPE); override with make ARCH=sm_90 TYPE=float ...):"
 	@grep -hE '^[a-z%][a-zA-Z0-9_% -]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | \
 	    awk -F'\t' '{ printf "  %-14s %s\n", $$1, $$2 }'
-	@echo "  step00..step07 build one stage: make step04 && build/step04 --help"
+	@echo "  step00..$(lastword $(SHORT)) build one stage: make step04 && build/step04 --help; step09 (NCCL): make step09"
 
 $(SHORT): %: $(BUILD)/%
+.PHONY: step09
+step09: $(BUILD)/step09
 
 run: all ## every stage on its default input, one summary table
 	@bash common/run_all.sh $(BUILD) $(SHORT)
+	@$(if $(STEP09),$(BUILD)/step09 || true)
 
 # make test STEP="04 05": only those stages' tests and programs.
 TEST_STEPS := $(foreach s,$(STEP),step$(s))
 TEST_PROGS := $(if $(STEP),$(addprefix $(BUILD)/test_,$(filter $(TEST_STEPS),$(SHORT))) \
-                $(if $(filter step08,$(TEST_STEPS)),$(DETERMINISTIC)),$(TESTS))
+                $(if $(filter step08,$(TEST_STEPS)),$(DETERMINISTIC)) \
+                $(if $(filter step09,$(TEST_STEPS)),$(TEST_STEP09)),$(TESTS))
 
 # tests/run.sh builds each test program (and a stage's build/stepNN) with its own $(MAKE) call, so
 # that one stage's compile error does not stop the others, runs it, and prints a per-stage report.
 test: deps ## build and run the Criterion tests, report per stage (STEP="04 05": those stages only)
-	@$(if $(filter-out $(SHORT),$(TEST_STEPS)),echo "make test: STEP must list stages from 00 to \
-	  $(patsubst step%,%,$(lastword $(SHORT))) (got '$(STEP)')." >&2; exit 2)
+	@$(if $(filter-out $(ALL_SHORT),$(TEST_STEPS)),echo "make test: STEP must list stages from 00 to \
+	  $(patsubst step%,%,$(lastword $(ALL_SHORT))) (got '$(STEP)')." >&2; exit 2)
+	@$(if $(STEP09_WHY),echo "make test: step09 left out: $(STEP09_WHY)")
 	@MAKE='$(MAKE)' bash tests/run.sh $(BUILD) $(TEST_PROGS)
 
 deps: ## install Criterion (as root, from Debian packages); VENDOR=1: copy it into third_party/ for a machine without network
@@ -245,6 +268,20 @@ $(BUILD)/test_hostile: $(OBJ)/test_hostile.o $(OBJ)/stage_step00.o $(GPU_HARNESS
 $(BUILD)/test_deterministic: $(OBJ)/test_deterministic.o $(OBJ)/stage_step08.o \
                              $(subst %,step08,$(DEPTH)) $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
+
+# Stage 9: its own main, stage 8's kernel on each GPU, NCCL (NCCL_FLAGS, found above).
+STEP09_SRC := step09_multi_gpu/multi_gpu.cu step09_multi_gpu/multi_gpu.h common/*.h
+$(OBJ)/multi_gpu.o: $(STEP09_SRC) | $(OBJ)
+	@test -n "$(NCCL_FLAGS)" || { echo "make: step09 cannot be built: $(STEP09_WHY)" >&2; exit 2; }
+	$(NVCC) $(NVCCFLAGS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS)) -c $< -o $@
+$(OBJ)/main_multi_gpu.o: step09_multi_gpu/main.cu $(STEP09_SRC) | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS)) -c $< -o $@
+$(BUILD)/step09: $(OBJ)/main_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08.o $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ $(filter-out -I%,$(NCCL_FLAGS)) -o $@
+$(OBJ)/test_multi_gpu.o: tests/test_multi_gpu.c step09_multi_gpu/multi_gpu.h tests/*.h common/*.h | $(OBJ)
+	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -Istep09_multi_gpu -c $< -o $@
+$(BUILD)/test_step09: $(OBJ)/test_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08.o $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ $(filter-out -I%,$(NCCL_FLAGS)) $(CRIT_LIBS) -o $@
 
 $(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@

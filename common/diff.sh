@@ -6,13 +6,19 @@
 set -u
 color=auto
 case "${1:-}" in --color=*) color=${1#--color=}; shift ;; esac
-last=$(ls -d step[0-9][0-9]_*/ | tail -n 1)
-last=${last:4:2} # the stages are the folders stepNN_name/
+last=$(ls step[0-9][0-9]_*/reduce.c* | tail -n 1)
+last=${last:4:2} # the stages are the folders stepNN_name/ with a reduce.c or reduce.cu
 cur= prev=
 if [[ "${1:-}" =~ ^[0-9]{1,2}$ ]] && ((10#$1 >= 1)); then
     step=$(printf '%02d' "$((10#$1))")
     cur=$(ls step"$step"_*/reduce.c* 2>/dev/null | head -n 1)
     prev=$(ls step"$(printf '%02d' $((10#$step - 1)))"_*/reduce.c* 2>/dev/null | head -n 1)
+fi
+own=$(ls -d step"${step:-x}"_*/ 2>/dev/null | head -n 1)
+if [ -z "$cur" ] && [ -n "$own" ]; then
+    echo "make diff: stage $step (${own%/}) is a program of its own, not a change to stage" \
+         "$(printf '%02d' $((10#$step - 1)))'s kernel: read ${own}README.md." >&2
+    exit 2
 fi
 if [ -z "$cur" ] || [ -z "$prev" ]; then
     echo "make diff: STEP must be a stage from 01 to $last (got '${1:-}')." >&2

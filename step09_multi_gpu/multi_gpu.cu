@@ -1,0 +1,285 @@
+/* Stage 9: one sum over several GPUs, and the all-reduce that data-parallel training runs (beyond
+ * the lecture: NVIDIA's NCCL, the library real systems use between GPUs).
+ *
+ * Concept: all-reduce, collective, communicator, ring, algorithm and bus bandwidth.
+ * Goal: sum past one GPU's memory, and see what the link between GPUs costs next to the memory.
+ *
+ * Stages 1 to 8 had one GPU. Here the input is split into G shards, one per GPU (as the data of a
+ * large job already is); each GPU sums its shard with stage 8's kernel, all G at once, and one
+ * all-reduce adds the G partial sums, so that every GPU ends with the whole sum. The same call
+ * on a vector is what data-parallel training does after every step: each GPU holds the gradients
+ * of its part of the batch, and ncclAllReduce leaves their element-wise sum on every GPU.
+ * One process drives every GPU (ncclCommInitAll, and ncclGroupStart/End around the G calls), so
+ * the program stays one C file with its main: no MPI.
+ * Pitfall: the G calls of one collective must be grouped. Each ncclAllReduce waits for its G - 1
+ * peers; one thread that makes the calls one after another, ungrouped, waits in the first call
+ * for calls it has not made yet: a hang.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <nccl.h>
+
+#include "check.h"
+#include "harness.h"
+#include "multi_gpu.h"
+
+#ifdef REDUCE_FLOAT
+#error "step09 sums int32 exactly; its all-reduce takes float32 at run time (--bench)"
+#endif
+
+/* An NCCL call that fails prints the call, where, and NCCL's reason, then exits with status 3. */
+#define NCCL_CHECK(call)                                                                           \
+    do {                                                                                           \
+        ncclResult_t res_ = (call);                                                                \
+        if (res_ != ncclSuccess) {                                                                 \
+            fprintf(stderr, "NCCL error: %s failed at %s:%d: %s\n", #call, __FILE__, __LINE__,     \
+                    ncclGetErrorString(res_));                                                     \
+            exit(EXIT_CUDA_ERROR);                                                                 \
+        }                                                                                          \
+    } while (0)
+
+int team_visible(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+struct team {
+    int gpus;
+    ncclComm_t comm[MAX_GPUS];
+    cudaStream_t stream[MAX_GPUS];
+};
+
+struct team *team_open(int gpus)
+{
+    /* NVLink multicast (NVLS) stays off unless the user says otherwise: on shared machines a
+     * program that uses it can take the host's GPUs out of service for everyone. */
+    setenv("NCCL_NVLS_ENABLE", "0", 0);
+    struct team *team = (struct team *)calloc(1, sizeof *team);
+    int devices[MAX_GPUS];
+    for (int g = 0; g < gpus; ++g)
+        devices[g] = g;
+    team->gpus = gpus;
+    NCCL_CHECK(ncclCommInitAll(team->comm, gpus, devices)); /* one communicator per GPU */
+    for (int g = 0; g < gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g));
+        CUDA_CHECK(cudaStreamCreate(&team->stream[g])); /* waits for the default stream's work */
+    }
+    return team;
+}
+
+int team_size(const struct team *team)
+{
+    return team->gpus;
+}
+
+void team_close(struct team *team)
+{
+    for (int g = 0; g < team->gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g));
+        CUDA_CHECK(cudaStreamDestroy(team->stream[g]));
+        NCCL_CHECK(ncclCommDestroy(team->comm[g]));
+    }
+    free(team);
+}
+
+size_t shard_start(size_t n, int gpus, int g)
+{
+    size_t q = n / gpus, r = n % gpus, k = (size_t)g;
+    return k * q + (k < r ? k : r); /* the first n % G shards have one element more */
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void synchronize_all(struct team *team)
+{
+    for (int g = 0; g < team->gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g));
+        CUDA_CHECK(cudaStreamSynchronize(team->stream[g]));
+    }
+}
+
+static int compare_ms(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Runs once(team, ctx) 1 + reps times and returns the median of the last reps, each timed by the
+ * host clock from the first launch to the end of every stream. */
+static double median_ms(struct team *team, void (*once)(struct team *, void *), void *ctx, int reps)
+{
+    reps = reps > 0 ? reps : 1;
+    double *ms = (double *)malloc(reps * sizeof *ms);
+    for (int r = -1; r < reps; ++r) { /* r = -1: the warm-up */
+        double start = now_ms();
+        once(team, ctx);
+        synchronize_all(team);
+        if (r >= 0)
+            ms[r] = now_ms() - start;
+    }
+    qsort(ms, reps, sizeof *ms, compare_ms);
+    double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    free(ms);
+    return median;
+}
+
+/* ---- One array over G GPUs ---------------------------------------------------------------- */
+struct shards {
+    elem_t *x[MAX_GPUS];   /* GPU g's shard of the input */
+    size_t len[MAX_GPUS];  /* its length, 0 when n < G leaves it empty */
+    elem_t *sum[MAX_GPUS]; /* GPU g's partial sum, then, after the all-reduce, the whole sum */
+};
+
+static void sum_once(struct team *team, void *ctx)
+{
+    struct shards *s = (struct shards *)ctx;
+    /* 1. Every GPU sums its own shard. A launch returns at once, so the G kernels run together. */
+    for (int g = 0; g < team->gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g));
+        if (s->len[g] > 0)
+            reduce(s->x[g], s->len[g], STAGE.fixed_block, s->sum[g]); /* stage 8's kernel */
+        else /* an empty shard's sum is the identity */
+            CUDA_CHECK(cudaMemsetAsync(s->sum[g], 0, sizeof(elem_t)));
+    }
+    /* 2. The G partial sums, added across the GPUs, in place: an all-reduce of one element. The
+     * group makes the G calls one collective (the pitfall above); each runs on its GPU's stream,
+     * after that GPU's kernel. */
+    NCCL_CHECK(ncclGroupStart());
+    for (int g = 0; g < team->gpus; ++g)
+        NCCL_CHECK(ncclAllReduce(s->sum[g], s->sum[g], 1, ncclInt32, ncclSum, team->comm[g],
+                                 team->stream[g]));
+    NCCL_CHECK(ncclGroupEnd());
+}
+
+void multi_gpu_sum(struct team *team, const elem_t *x, size_t n, int reps, elem_t *sums, double *ms)
+{
+    struct shards s;
+    for (int g = 0; g < team->gpus; ++g) { /* the data goes to its GPU once, untimed */
+        size_t start = shard_start(n, team->gpus, g);
+        s.len[g] = shard_start(n, team->gpus, g + 1) - start;
+        CUDA_CHECK(cudaSetDevice(g));
+        s.x[g] = (elem_t *)gpu_alloc(s.len[g] * sizeof(elem_t), "a GPU's shard of the input");
+        s.sum[g] = (elem_t *)gpu_alloc(sizeof(elem_t), "a GPU's sum");
+        CUDA_CHECK(
+            cudaMemcpy(s.x[g], x + start, s.len[g] * sizeof(elem_t), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemset(s.sum[g], 0xff, sizeof(elem_t))); /* poison: the run must write it */
+    }
+    if (ms)
+        *ms = median_ms(team, sum_once, &s, reps);
+    else {
+        sum_once(team, &s);
+        synchronize_all(team);
+    }
+    for (int g = 0; g < team->gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g));
+        CUDA_CHECK(cudaMemcpy(&sums[g], s.sum[g], sizeof(elem_t), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaFree(s.x[g]));
+        CUDA_CHECK(cudaFree(s.sum[g]));
+    }
+}
+
+/* ---- The all-reduce of a vector ----------------------------------------------------------- */
+struct vectors {
+    void *send[MAX_GPUS], *recv[MAX_GPUS]; /* GPU g's own vector, and the sum it receives */
+    size_t count;
+    ncclDataType_t type;
+};
+
+static void allreduce_once(struct team *team, void *ctx)
+{
+    struct vectors *v = (struct vectors *)ctx;
+    NCCL_CHECK(ncclGroupStart());
+    for (int g = 0; g < team->gpus; ++g)
+        NCCL_CHECK(ncclAllReduce(v->send[g], v->recv[g], v->count, v->type, ncclSum, team->comm[g],
+                                 team->stream[g]));
+    NCCL_CHECK(ncclGroupEnd());
+}
+
+/* GPU g's element i: an integer in [-16, 16], so that every sum of up to 2^19 of them is exact in
+ * float32 too. */
+static int element(unsigned long long seed, int g, size_t i)
+{
+    uint64_t state = seed ^ ((uint64_t)g << 48) ^ (uint64_t)i;
+    return (int)(splitmix64(&state) % 33) - 16;
+}
+
+void multi_gpu_allreduce(struct team *team, size_t count, bool is_float, unsigned long long seed,
+                         int reps, double *ms, size_t *wrong)
+{
+    struct vectors v = {.count = count, .type = is_float ? ncclFloat32 : ncclInt32};
+    size_t bytes = count * 4; /* int32 and float32 alike */
+    int *expected = (int *)calloc(count ? count : 1, sizeof(int));
+    int32_t *h = (int32_t *)malloc(bytes ? bytes : 1); /* one GPU's vector, then what came back */
+    if (expected == NULL || h == NULL) {
+        fprintf(stderr, "not enough host memory for two vectors of %zu bytes.\n", bytes);
+        exit(EXIT_USAGE);
+    }
+    for (int g = 0; g < team->gpus; ++g) {
+        for (size_t i = 0; i < count; ++i) {
+            int e = element(seed, g, i);
+            expected[i] += e;
+            if (is_float) {
+                float f = (float)e;
+                memcpy(&h[i], &f, 4);
+            } else
+                h[i] = e;
+        }
+        CUDA_CHECK(cudaSetDevice(g));
+        v.send[g] = gpu_alloc(bytes, "a GPU's vector");
+        v.recv[g] = gpu_alloc(bytes, "a GPU's received sum");
+        CUDA_CHECK(cudaMemcpy(v.send[g], h, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemset(v.recv[g], 0xff, bytes)); /* poison: NaN, or -1 */
+    }
+    /* Checked on the first all-reduce, timed after five more (NCCL sets up its channels first). */
+    allreduce_once(team, &v);
+    synchronize_all(team);
+    *wrong = 0;
+    for (int g = 0; g < team->gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g));
+        CUDA_CHECK(cudaMemcpy(h, v.recv[g], bytes, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < count; ++i) {
+            int32_t want = expected[i];
+            if (is_float) {
+                float f = (float)expected[i];
+                memcpy(&want, &f, 4);
+            }
+            *wrong += h[i] != want; /* bit for bit: every sum here is exact */
+        }
+    }
+    for (int r = 0; r < 5; ++r)
+        allreduce_once(team, &v);
+    synchronize_all(team);
+    *ms = median_ms(team, allreduce_once, &v, reps);
+    for (int g = 0; g < team->gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g));
+        CUDA_CHECK(cudaFree(v.send[g]));
+        CUDA_CHECK(cudaFree(v.recv[g]));
+    }
+    free(expected);
+    free(h);
+}
+
+double algbw_gbps(size_t bytes, double ms)
+{
+    return bytes / (ms * 1e6);
+}
+
+/* A ring all-reduce sends and receives 2 (G - 1) / G of the data over each GPU's link (a
+ * reduce-scatter, then an all-gather, each G - 1 steps of 1/G of it): bus bandwidth scales the
+ * algorithm bandwidth by that, so that it reads as the link's speed whatever G is. */
+double busbw_gbps(size_t bytes, double ms, int gpus)
+{
+    return algbw_gbps(bytes, ms) * 2.0 * (gpus - 1) / gpus;
+}

@@ -1,0 +1,109 @@
+/* test_multi_gpu.c: stage 9 (build/test_step09, linked with step09_multi_gpu/multi_gpu.cu, stage
+ * 8's kernel and NCCL). Without a GPU only the CPU-side cases run (the shards, the bandwidth
+ * formulas); the GPU cases skip and say so. With GPUs, every case runs for every G from 1 to the
+ * number of GPUs the process sees, and a failure names n (or the vector's length) and G. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdlib.h>
+
+#include "gpu_test.h"
+#include "multi_gpu.h"
+#include "test_util.h"
+
+/* ---- The shards: every element in exactly one, in order, sizes within one of each other. ---- */
+Test(multi_gpu, shards_cover_the_input_once)
+{
+    const size_t ns[] = {0, 1, 2, 3, 7, 8, 9, 1000003, ((size_t)1 << 33) + 5};
+    for (size_t k = 0; k < COUNT(ns); ++k)
+        for (int gpus = 1; gpus <= 8; ++gpus) {
+            size_t n = ns[k], smallest = SIZE_MAX, largest = 0;
+            cr_assert_eq(shard_start(n, gpus, 0), 0, "n = %zu, G = %d", n, gpus);
+            cr_assert_eq(shard_start(n, gpus, gpus), n, "n = %zu, G = %d", n, gpus);
+            for (int g = 0; g < gpus; ++g) {
+                size_t lo = shard_start(n, gpus, g), hi = shard_start(n, gpus, g + 1);
+                cr_assert_leq(lo, hi, "n = %zu, G = %d, shard %d", n, gpus, g);
+                smallest = hi - lo < smallest ? hi - lo : smallest;
+                largest = hi - lo > largest ? hi - lo : largest;
+            }
+            cr_assert_leq(largest - smallest, 1, "n = %zu, G = %d: shards of %zu and %zu", n, gpus,
+                          smallest, largest);
+        }
+}
+
+Test(multi_gpu, bus_bandwidth_is_nccl_tests_definition)
+{
+    /* 1 GB in 1 ms is 1000 GB/s; busbw = algbw * 2 (G - 1) / G. */
+    cr_assert_float_eq(algbw_gbps(1000000000, 1.0), 1000.0, 1e-9);
+    cr_assert_float_eq(busbw_gbps(1000000000, 1.0, 1), 0.0, 1e-9); /* one GPU sends nothing */
+    cr_assert_float_eq(busbw_gbps(1000000000, 1.0, 2), 1000.0, 1e-9);
+    cr_assert_float_eq(busbw_gbps(1000000000, 1.0, 4), 1500.0, 1e-9);
+    cr_assert_float_eq(busbw_gbps(1000000000, 2.0, 8), 875.0, 1e-9);
+}
+
+/* ---- One array over G GPUs: the exact int32 sum on every GPU. ---- */
+struct sum_case {
+    size_t n;
+    enum pattern pattern;
+};
+
+ParameterizedTestParameters(multi_gpu, every_gpu_holds_the_exact_sum)
+{
+    /* n = 0, n < G, n not divisible by G, a partial vector, several blocks, a grid-stride loop. */
+    const size_t ns[] = {0, 1, 2, 3, 5, 7, 9, 1000003, ((size_t)1 << 24) + 3};
+    struct sum_case *cases = alloc_params(2 * COUNT(ns), sizeof *cases);
+    for (size_t k = 0; k < COUNT(ns); ++k) {
+        cases[2 * k] = (struct sum_case){ns[k], PATTERN_SMALL};
+        cases[2 * k + 1] = (struct sum_case){ns[k], PATTERN_FULL_RANGE}; /* the sum wraps */
+    }
+    return cr_make_param_array(struct sum_case, cases, 2 * COUNT(ns), free_params);
+}
+
+ParameterizedTest(struct sum_case *c, multi_gpu, every_gpu_holds_the_exact_sum)
+{
+    require_gpu();
+    elem_t *x = malloc(c->n ? c->n * sizeof *x : 1);
+    cr_assert_not_null(x);
+    input_fill(x, c->n, c->pattern, 7 + c->n);
+    elem_t ref = reduce_cpu(x, c->n), sums[MAX_GPUS];
+    for (int gpus = 1; gpus <= team_visible() && gpus <= 8; ++gpus) {
+        struct team *team = team_open(gpus);
+        multi_gpu_sum(team, x, c->n, 0, sums, NULL);
+        for (int g = 0; g < gpus; ++g)
+            cr_assert_eq(sums[g], ref, "n = %zu, pattern %d, G = %d: GPU %d holds %d, not %d", c->n,
+                         (int)c->pattern, gpus, g, sums[g], ref);
+        team_close(team);
+    }
+    free(x);
+}
+
+/* ---- The all-reduce of a vector: every element on every GPU, bit for bit. ---- */
+struct vector_case {
+    size_t count;
+    bool is_float;
+};
+
+ParameterizedTestParameters(multi_gpu, allreduce_gives_every_gpu_the_sum)
+{
+    const size_t counts[] = {1, 255, 256, 1000003};
+    struct vector_case *cases = alloc_params(2 * COUNT(counts), sizeof *cases);
+    for (size_t k = 0; k < COUNT(counts); ++k) {
+        cases[2 * k] = (struct vector_case){counts[k], false};
+        cases[2 * k + 1] = (struct vector_case){counts[k], true};
+    }
+    return cr_make_param_array(struct vector_case, cases, 2 * COUNT(counts), free_params);
+}
+
+ParameterizedTest(struct vector_case *c, multi_gpu, allreduce_gives_every_gpu_the_sum)
+{
+    require_gpu();
+    for (int gpus = 1; gpus <= team_visible() && gpus <= 8; ++gpus) {
+        struct team *team = team_open(gpus);
+        double ms;
+        size_t wrong;
+        multi_gpu_allreduce(team, c->count, c->is_float, 3, 1, &ms, &wrong);
+        cr_assert_eq(wrong, 0, "%s, %zu elements, G = %d: %zu elements wrong",
+                     c->is_float ? "float32" : "int32", c->count, gpus, wrong);
+        cr_assert_gt(ms, 0.0);
+        team_close(team);
+    }
+}
