@@ -73,7 +73,8 @@ static int bench(struct team *team, const char *gpu, const char *csv_path, int r
     size_t most = (size_t)1 << 30;
     CUDA_CHECK(cudaSetDevice(0));
     while (most > 1024 && 2 * most + ((size_t)1 << 28) > gpu_free_memory())
-        most /= 2; /* each GPU holds its vector and the sum it receives */
+        most /= 2;            /* each GPU holds its vector and the sum it receives */
+    team_reserve(team, most); /* once, for every size */
     /* The copy last: freeing its buffers would slow what runs in the next milliseconds (stage 8's
      * lesson). Its rate goes into every row of this run. */
     struct row {

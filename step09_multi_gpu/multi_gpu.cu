@@ -54,6 +54,8 @@ struct team {
     int gpus;
     ncclComm_t comm[MAX_GPUS];
     cudaStream_t stream[MAX_GPUS];
+    void *send[MAX_GPUS], *recv[MAX_GPUS]; /* the all-reduce's vectors, kept from size to size */
+    size_t capacity;                       /* their bytes */
 };
 
 struct team *team_open(int gpus)
@@ -85,6 +87,10 @@ void team_close(struct team *team)
         CUDA_CHECK(cudaSetDevice(g));
         CUDA_CHECK(cudaStreamDestroy(team->stream[g]));
         NCCL_CHECK(ncclCommDestroy(team->comm[g]));
+        if (team->capacity) {
+            CUDA_CHECK(cudaFree(team->send[g]));
+            CUDA_CHECK(cudaFree(team->recv[g]));
+        }
     }
     free(team);
 }
@@ -215,10 +221,27 @@ static int element(unsigned long long seed, int g, size_t i)
     return (int)(splitmix64(&state) % 33) - 16;
 }
 
+void team_reserve(struct team *team, size_t bytes)
+{
+    if (bytes <= team->capacity)
+        return;
+    for (int g = 0; g < team->gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g));
+        if (team->capacity) {
+            CUDA_CHECK(cudaFree(team->send[g]));
+            CUDA_CHECK(cudaFree(team->recv[g]));
+        }
+        team->send[g] = gpu_alloc(bytes, "a GPU's vector");
+        team->recv[g] = gpu_alloc(bytes, "a GPU's received sum");
+    }
+    team->capacity = bytes;
+}
+
 void multi_gpu_allreduce(struct team *team, size_t count, bool is_float, unsigned long long seed,
                          int reps, double *ms, size_t *wrong)
 {
     struct vectors v = {.count = count, .type = is_float ? ncclFloat32 : ncclInt32};
+    team_reserve(team, count > 0 ? count * 4 : 1);
     size_t bytes = count * 4; /* int32 and float32 alike */
     int *expected = (int *)calloc(count ? count : 1, sizeof(int));
     int32_t *h = (int32_t *)malloc(bytes ? bytes : 1); /* one GPU's vector, then what came back */
@@ -237,8 +260,8 @@ void multi_gpu_allreduce(struct team *team, size_t count, bool is_float, unsigne
                 h[i] = e;
         }
         CUDA_CHECK(cudaSetDevice(g));
-        v.send[g] = gpu_alloc(bytes, "a GPU's vector");
-        v.recv[g] = gpu_alloc(bytes, "a GPU's received sum");
+        v.send[g] = team->send[g];
+        v.recv[g] = team->recv[g];
         CUDA_CHECK(cudaMemcpy(v.send[g], h, bytes, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemset(v.recv[g], 0xff, bytes)); /* poison: NaN, or -1 */
     }
@@ -262,11 +285,6 @@ void multi_gpu_allreduce(struct team *team, size_t count, bool is_float, unsigne
         allreduce_once(team, &v);
     synchronize_all(team);
     *ms = median_ms(team, allreduce_once, &v, reps);
-    for (int g = 0; g < team->gpus; ++g) {
-        CUDA_CHECK(cudaSetDevice(g));
-        CUDA_CHECK(cudaFree(v.send[g]));
-        CUDA_CHECK(cudaFree(v.recv[g]));
-    }
     free(expected);
     free(h);
 }

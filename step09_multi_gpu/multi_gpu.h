@@ -43,11 +43,17 @@ void multi_gpu_sum(struct team *team, const elem_t *x, size_t n, int reps, elem_
 /* The all-reduce of data-parallel training. Every GPU g holds `count` elements (int32, or float32
  * when is_float), v_g[i] an integer in [-16, 16] drawn from (seed, g, i): their sums are exact in
  * float32 too. After ncclAllReduce (out of place, ncclSum) every GPU must hold sum_g v_g[i] for
- * every i: *wrong counts the elements, over all GPUs, that do not. ms gets the median of `reps`
- * timed all-reduces after 5 untimed ones (host clock around ncclGroupStart .. every stream
- * synchronised, as NVIDIA's nccl-tests time them). Errors: exit status 3. */
+ * every i: *wrong counts the elements, over all GPUs, that do not. It uses the team's buffers
+ * (team_reserve, grown when too small). ms gets the median of `reps` timed all-reduces after 5
+ * untimed ones (host clock around ncclGroupStart .. every stream synchronised, as NVIDIA's
+ * nccl-tests time them). Errors: exit status 3. */
 void multi_gpu_allreduce(struct team *team, size_t count, bool is_float, unsigned long long seed,
                          int reps, double *ms, size_t *wrong);
+
+/* Keeps two device buffers of `bytes` on every GPU for multi_gpu_allreduce, until team_close:
+ * reserve the largest size first, so that no buffer is freed between timings (a large cudaFree
+ * slows what runs in the next milliseconds: stage 8's lesson). Errors: exit status 3. */
+void team_reserve(struct team *team, size_t bytes);
 
 /* nccl-tests' two bandwidths for an all-reduce of `bytes` per GPU taking `ms`, in GB/s:
  * algorithm bandwidth bytes / time, and bus bandwidth algbw * 2 (G - 1) / G, the rate each link
