@@ -103,8 +103,7 @@ $(SHORT): %: $(BUILD)/%
 step09: $(BUILD)/step09
 
 run: all ## every stage on its default input, one summary table
-	@bash common/run_all.sh $(BUILD) $(SHORT)
-	@$(if $(STEP09),$(BUILD)/step09 || true)
+	@bash common/run_all.sh $(BUILD) $(SHORT) $(if $(STEP09),step09)
 
 # make test STEP="04 05": only those stages' tests and programs.
 TEST_STEPS := $(foreach s,$(STEP),step$(s))
