@@ -37,28 +37,29 @@ static int usage_error(const char *what, const char *value)
     return EXIT_USAGE;
 }
 
-/* One GPU's device-to-device copy, GB/s counting bytes read and written: its memory's rate. */
-static double copy_gbps(size_t bytes)
+/* One GPU's device-to-device copy, GB/s counting bytes read and written: its memory's rate, timed
+ * as make bench times its copy (gpu_time: the median, the L2 flushed before each repeat). */
+struct copy {
+    void *from, *to;
+    size_t bytes;
+};
+
+static void run_copy(void *ctx)
+{
+    struct copy *c = (struct copy *)ctx;
+    CUDA_CHECK(cudaMemcpyAsync(c->to, c->from, c->bytes, cudaMemcpyDeviceToDevice));
+}
+
+static double copy_gbps(size_t bytes, int reps)
 {
     CUDA_CHECK(cudaSetDevice(0));
-    void *a = gpu_alloc(bytes, "the copy's source"),
-         *b = gpu_alloc(bytes, "the copy's destination");
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    float best = 0, ms;
-    for (int r = 0; r < 11; ++r) { /* the fastest of 10, after a warm-up */
-        CUDA_CHECK(cudaEventRecord(start));
-        CUDA_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        if (r > 0 && (best == 0 || ms < best))
-            best = ms;
-    }
-    CUDA_CHECK(cudaFree(a));
-    CUDA_CHECK(cudaFree(b));
-    return 2.0 * bytes / (best * 1e6);
+    struct copy c = {gpu_alloc(bytes, "the copy's source"),
+                     gpu_alloc(bytes, "the copy's destination"), bytes};
+    struct timing t;
+    gpu_time(NULL, run_copy, &c, reps, &t);
+    CUDA_CHECK(cudaFree(c.from));
+    CUDA_CHECK(cudaFree(c.to));
+    return 2.0 * bytes / (t.median_ms * 1e6);
 }
 
 static int bench(struct team *team, const char *gpu, const char *csv_path, int reps)
@@ -98,7 +99,7 @@ static int bench(struct team *team, const char *gpu, const char *csv_path, int r
             if (wrong)
                 status = EXIT_MISMATCH;
         }
-    double copy = copy_gbps(most);
+    double copy = copy_gbps(most, reps);
     for (int r = 0; csv && r < n_rows; ++r)
         fprintf(csv, "%s,%d,%s,%zu,%.5f,%.2f,%.2f,%.1f,%zu\n", gpu, team_size(team), rows[r].type,
                 rows[r].bytes, rows[r].ms, algbw_gbps(rows[r].bytes, rows[r].ms),
