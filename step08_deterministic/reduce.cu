@@ -28,12 +28,20 @@ const struct stage_info STAGE = {.on_gpu = true, .fixed_block = BLOCK};
 static __device__ elem_t partials[MAX_GRID]; /* block b's partial sum, in slot b */
 static __device__ unsigned int ticket;       /* blocks done in this launch; 0 between launches */
 
-/* Sums x over the 32 lanes of a warp through registers; the warp's sum is valid in lane 0. */
-__device__ elem_t warp_reduce(elem_t x)
+/* Sums x over lanes 0 .. lanes - 1 of a warp (lanes: a power of two, at most 32; the other lanes
+ * hold the identity) through registers; the sum is valid in lane 0. */
+__device__ elem_t warp_reduce(elem_t x, unsigned int lanes)
 {
-    for (unsigned int offset = WARP_SIZE / 2; offset >= 1; offset /= 2)
+#if !defined(REDUCE_FLOAT) && __CUDA_ARCH__ >= 800
+    /* int32: one instruction (redux.sync, sm_80 on) instead of five shuffles. Integer + is
+     * associative, so its order, whatever the hardware's, cannot change the sum's bits. */
+    (void)lanes;
+    return __reduce_add_sync(FULL_MASK, x);
+#else
+    for (unsigned int offset = lanes / 2; offset >= 1; offset /= 2)
         x += __shfl_down_sync(FULL_MASK, x, offset); /* lane l adds lane l + offset's x */
     return x;
+#endif
 }
 
 /* Sums x over the block: each warp's sum through a small shared array, then warp 0 sums those.
@@ -42,12 +50,13 @@ __device__ elem_t block_reduce(elem_t x)
 {
     __shared__ elem_t warp_sums[BLOCK / WARP_SIZE];
     unsigned int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
-    x = warp_reduce(x);
+    x = warp_reduce(x, WARP_SIZE);
     if (lane == 0)
         warp_sums[warp] = x;
     __syncthreads(); /* every warp's sum is written before warp 0 reads them */
+    /* 8 warp sums: 3 halvings, not 5. Same bits: the 2 skipped would only add the identity. */
     if (warp == 0)
-        x = warp_reduce(lane < BLOCK / WARP_SIZE ? warp_sums[lane] : IDENTITY);
+        x = warp_reduce(lane < BLOCK / WARP_SIZE ? warp_sums[lane] : IDENTITY, BLOCK / WARP_SIZE);
     return x;
 }
 
@@ -82,8 +91,8 @@ __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
     __shared__ bool last;
     if (t == 0) {
         partials[blockIdx.x] = partial;
-        __threadfence(); /* release: the slot is visible to every block before the ticket counts it
-                          */
+        /* release: the slot is visible to every block before the ticket counts this block */
+        __threadfence();
         /* atomicInc wraps to 0 after gridDim.x - 1: the last block leaves 0 for the next launch */
         last = atomicInc(&ticket, gridDim.x - 1) == gridDim.x - 1;
         if (last)

@@ -21,13 +21,14 @@
 /* step08's constants, as its lesson states them. */
 enum { BLOCK = 256, MAX_GRID = 1024, COARSE_FACTOR = 2, WARP = 32 };
 
-/* __shfl_down_sync's tree over one warp: every lane at once adds lane l + offset's value, or its
- * own where l + offset is past the warp (the shuffle returns the caller's value there). */
-static elem_t warp_tree(const elem_t lanes[WARP])
+/* __shfl_down_sync's tree over lanes 0 .. width - 1 of a warp: every lane at once adds lane
+ * l + offset's value, or its own where l + offset is past the warp (the shuffle returns the
+ * caller's value there). Lane 0's result depends on lanes 0 .. width - 1 alone. */
+static elem_t warp_tree(const elem_t lanes[WARP], int width)
 {
     elem_t x[WARP], next[WARP];
     memcpy(x, lanes, sizeof x);
-    for (int offset = WARP / 2; offset >= 1; offset /= 2) {
+    for (int offset = width / 2; offset >= 1; offset /= 2) {
         for (int l = 0; l < WARP; ++l)
             next[l] = x[l] + (l + offset < WARP ? x[l + offset] : x[l]);
         memcpy(x, next, sizeof x);
@@ -35,13 +36,13 @@ static elem_t warp_tree(const elem_t lanes[WARP])
     return x[0];
 }
 
-/* block_reduce: each warp's tree, then warp 0's tree over the 8 warp sums and 24 identities. */
+/* block_reduce: each warp's tree over its 32 lanes, then warp 0's tree over the 8 warp sums. */
 static elem_t block_tree(const elem_t threads[BLOCK])
 {
     elem_t warp_sums[WARP];
     for (int l = 0; l < WARP; ++l)
-        warp_sums[l] = l < BLOCK / WARP ? warp_tree(threads + WARP * l) : IDENTITY;
-    return warp_tree(warp_sums);
+        warp_sums[l] = l < BLOCK / WARP ? warp_tree(threads + WARP * l, WARP) : IDENTITY;
+    return warp_tree(warp_sums, BLOCK / WARP);
 }
 
 /* step08's sum of x[0..n), addition by addition. */
@@ -52,7 +53,7 @@ static elem_t replay(const elem_t *x, size_t n)
     size_t n4 = n / 4, step = (size_t)COARSE_FACTOR * 2 * BLOCK;
     size_t segments = (n + step * 4 - 1) / (step * 4);
     size_t grid = segments < MAX_GRID ? segments : MAX_GRID;
-    elem_t *block_sums = malloc(grid * sizeof *block_sums), threads[BLOCK];
+    elem_t *block_sums = calloc(grid, sizeof *block_sums), threads[BLOCK];
     cr_assert_not_null(block_sums);
     for (size_t b = 0; b < grid; ++b) {
         for (size_t t = 0; t < BLOCK; ++t) {
