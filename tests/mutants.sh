@@ -8,6 +8,9 @@
 #   timeout    the tests do not finish (a hang), caught by grade's time limit
 #   memcheck, racecheck, synccheck   that compute-sanitizer tool reports it
 #   speed      right and race-free, but slower than GRADE_SPEED times the repository's stage
+#   nothing    a known blind spot: no check can see it (stage 8's missing fence), and the mutant
+#              passes this test when the grade ACCEPTS it; if a check ever rejects it, its patch's
+#              note is out of date and the test fails
 # Each mutant is written to BUILD/mutants/NAME.cu (bench/variant.sh) and graded as its stage with
 # SRC= (tests/grade.sh, results in BUILD/mutants/NAME/). A mutant passes this test when the grade
 # rejects it and its reason is among what rejected it; other checks may reject it too, and the
@@ -63,13 +66,15 @@ for name in "${names[@]}"; do
     for t in $tools; do seen+=("$t"); done
     [ "$fast" = no ] && [ "$hang" = no ] && seen+=(speed)
     verdict=ok
-    if [ $rc -eq 0 ]; then
+    if [ "$want" = nothing ]; then
+        [ $rc -eq 0 ] || verdict="rejected by ${seen[*]}: its patch says no check sees it"
+    elif [ $rc -eq 0 ]; then
         verdict="NOT rejected"
     elif [[ " ${seen[*]} " != *" $want "* ]]; then
         verdict="rejected, but not by $want"
     fi
     [ "$verdict" = ok ] || bad=$((bad + 1))
-    row="| $name | $stage | $want | ${seen[*]} | ${tests:--} | $verdict |"
+    row="| $name | $stage | $want | ${seen[*]:-nothing: accepted} | ${tests:--} | $verdict |"
     echo "$row"
     rows+=("$row")
 done
@@ -81,5 +86,6 @@ done
 [ -z "${MUTANTS_BUILD_ONLY:-}" ] || exit 0
 echo "== mutants ($dir/report.md; each grade in $dir/NAME/)"
 cat "$dir/report.md"
-echo "mutants: $((${#names[@]} - bad)) of ${#names[@]} rejected for their own reason"
+echo "mutants: $((${#names[@]} - bad)) of ${#names[@]} as their patch says (rejected for their own" \
+    "reason, or accepted where it says caught by nothing)"
 [ "$bad" -eq 0 ]
