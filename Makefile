@@ -99,8 +99,10 @@ help: ## list the targets
 	@echo "  step00..$(lastword $(SHORT)) build one stage: make step04 && build/step04 --help; step09 (NCCL): make step09"
 
 $(SHORT): %: $(BUILD)/%
-.PHONY: step09
+.PHONY: step09 bench-step09
 step09: $(BUILD)/step09
+bench-step09: $(BUILD)/step09 ## on GPUs: step09's all-reduce, 1 KiB..1 GiB (GPUS=G), into bench/<gpu>/allreduce.csv + .png
+	@bash bench/allreduce.sh $(BUILD) $(GPUS)
 
 run: all ## every stage on its default input, one summary table
 	@bash common/run_all.sh $(BUILD) $(SHORT) $(if $(STEP09),step09)
@@ -165,7 +167,7 @@ grade: deps ## on a GPU: each stage's tests (no skip), compute-sanitizer, speed 
 	@TYPE=$(TYPE) MAKE='$(MAKE)' GRADE_SRC='$(if $(SRC),$(abspath $(SRC)))' \
 	  bash tests/grade.sh $(BUILD) $(GRADE_STEPS)
 
-mutants: deps ## on a GPU: make grade must reject every known-wrong kernel of tests/mutants/, each for its own reason
+mutants: deps ## on a GPU: make grade must reject each known-wrong kernel of tests/mutants/ for its own reason (and accept the blind spot)
 	@TYPE=$(TYPE) MAKE='$(MAKE)' bash tests/mutants.sh $(BUILD) $(MUTANTS)
 
 accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)

@@ -35,7 +35,8 @@ size_t shard_start(size_t n, int gpus, int g);
 /* One array over G GPUs. GPU g sums its shard of x[0..n) with stage 8's reduce(), then
  * ncclAllReduce adds the G partial sums: afterwards every GPU holds the whole sum, and sums[g] is
  * GPU g's copy of it. ms, when not NULL, gets the median time of `reps` runs (host clock around the
- * G launches and the all-reduce, every stream synchronised; the data is on the GPUs already).
+ * G launches and the all-reduce, every stream synchronised; the data is on the GPUs already, and
+ * every GPU's L2 is flushed before each run, untimed).
  * int32: the exact sum modulo 2^32, as the CPU loop gives it. Errors: exit status 3, as above. */
 void multi_gpu_sum(struct team *team, const elem_t *x, size_t n, int reps, elem_t *sums,
                    double *ms);
@@ -46,7 +47,7 @@ void multi_gpu_sum(struct team *team, const elem_t *x, size_t n, int reps, elem_
  * every i: *wrong counts the elements, over all GPUs, that do not. It uses the team's buffers
  * (team_reserve, grown when too small). ms gets the median of `reps` timed all-reduces after 5
  * untimed ones (host clock around ncclGroupStart .. every stream synchronised, as NVIDIA's
- * nccl-tests time them). Errors: exit status 3. */
+ * nccl-tests time them; the L2s flushed before each, untimed). Errors: exit status 3. */
 void multi_gpu_allreduce(struct team *team, size_t count, bool is_float, unsigned long long seed,
                          int reps, double *ms, size_t *wrong);
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# allreduce.sh BUILD [GPUS]: `make bench-step09`. Runs BUILD/step09 --bench (on GPUS GPUs, default
+# every visible one) into bench/<gpu name>/allreduce.csv, where the rows of runs on other numbers of
+# GPUs are kept and those of the same number replaced, then draws bench/<gpu name>/allreduce.png
+# (bench/plot_allreduce.py) and prints its table. NCCL_NVLS_ENABLE=0 unless set (see step09).
+set -euo pipefail
+build=$1 gpus=${2:-}
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
+tmp=$(mktemp /tmp/reduction-allreduce-XXXXXX.csv)
+rm -f "$tmp" # step09 writes the header into a new file
+"$build/step09" --bench --csv "$tmp" ${gpus:+--gpus "$gpus"}
+gpu=$(sed -n 2p "$tmp" | cut -d, -f1)
+g=$(sed -n 2p "$tmp" | cut -d, -f2)
+dir="bench/$(printf '%s' "$gpu" | tr -c 'A-Za-z0-9._-' '_')"
+mkdir -p "$dir"
+csv=$dir/allreduce.csv
+if [ -f "$csv" ]; then
+    awk -F, -v g="$g" 'NR == 1 || $2 != g' "$csv" >"$tmp.merged"
+    tail -n +2 "$tmp" >>"$tmp.merged"
+    mv "$tmp.merged" "$csv"
+    rm -f "$tmp"
+else
+    mv "$tmp" "$csv"
+fi
+echo "wrote $csv"
+py=$(bash bench/python.sh) || { echo "no matplotlib: run python3 bench/plot_allreduce.py $csv where it is" >&2; exit 0; }
+"$py" bench/plot_allreduce.py "$csv" --table
