@@ -1,9 +1,10 @@
 --[[ include.lua: the pandoc filter that reads the stages' code and the measurements into the deck;
 slides/build.sh runs it from the repository root. README.md ("Slides") has the syntax: code blocks
 {.cuda file=F function=NAME} (that function, whole) and {.diff step=NN lines="A-B"} (what make diff
-STEP=NN prints, or part of it), and the divs numbers, cubtable, benchplot, measured, variants and
-counters (tables from the newest bench/*/results.csv, bench/*/variants.csv, metrics/*/metrics.csv,
-or a line saying what makes them). Pandoc makes frames with code fragile; preamble.tex checks. ]]
+STEP=NN prints, or part of it), and the divs numbers, cubtable, benchplot, measured, variants,
+counters, allreduce and allreduceplot (tables from the newest bench/*/results.csv, variants.csv,
+allreduce.csv, metrics/*/metrics.csv, or a line saying what makes them). Pandoc makes frames with
+code fragile; preamble.tex checks. ]]
 
 local function fail(msg) io.stderr:write('make slides: ' .. msg .. '\n'); os.exit(1) end
 
@@ -242,8 +243,67 @@ local function benchplot()
     .. esc(png) .. '}}\\end{center}')
 end
 
+-- Stage 9: the newest bench/*/allreduce.csv (make bench-step09), gpu,gpus,type,bytes,median_ms,
+-- algbw_gbps,busbw_gbps,copy_gbps,wrong: a row per number of GPUs and type, and allreduce.png.
+local NO_ALLREDUCE = 'No all-reduce measured yet: run \\texttt{make bench-step09} on a GPU.'
+
+local function median(rows, keep, col) -- the median of col over the rows that keep() accepts
+  local xs = {}
+  for _, r in ipairs(rows) do
+    if keep(r) and type(r[col]) == 'number' then xs[#xs + 1] = r[col] end
+  end
+  table.sort(xs)
+  if #xs > 0 then return (xs[(#xs + 1) // 2] + xs[#xs // 2 + 1]) / 2 end
+end
+
+local function allreduce()
+  local rows, path = csv('bench/*/allreduce.csv')
+  if not rows then return placeholder(NO_ALLREDUCE) end
+  local SIZES, groups, seen, out = { 1 << 10, 1 << 20, 1 << 26, 1 << 30 }, {}, {}, {}
+  for k, r in ipairs(rows) do -- (G, type) in the order of G, then of the CSV
+    local key = r.gpus .. ' ' .. r.type
+    if not seen[key] then seen[key], groups[#groups + 1] = true, { r.gpus, r.type, k } end
+  end
+  table.sort(groups, function(x, y) return x[1] < y[1] or x[1] == y[1] and x[3] < y[3] end)
+  for _, g in ipairs(groups) do
+    local function at(bytes, col)
+      return median(rows, function(r) return r.gpus == g[1] and r.type == g[2] and r.bytes == bytes
+        end, col)
+    end
+    local cells = { g[1], esc(g[2]) }
+    for _, b in ipairs(SIZES) do cells[#cells + 1] = num(at(b, 'algbw_gbps')) end
+    local busbw, ms = at(SIZES[4], 'busbw_gbps'), at(SIZES[1], 'median_ms')
+    cells[#cells + 1] = g[1] == 1 and busbw == 0 and '0 (no link)' or num(busbw)
+    cells[#cells + 1] = ms and num(ms * 1000) .. '\\,\\textmu s' or '--'
+    for _, r in ipairs(rows) do
+      if r.gpus == g[1] and r.type == g[2] and r.wrong ~= 0 then
+        cells[2] = cells[2] .. ' \\alert{wrong sums}'; break
+      end
+    end
+    out[#out + 1] = cells
+  end
+  local copy = median(rows, function() return true end, 'copy_gbps')
+  local head = '& & \\multicolumn{4}{c}{algbw, GB/s, at $m =$} & busbw, GB/s & time\\\\'
+    .. '\\cmidrule(l){3-6} $G$ & type & 1\\,KiB & 1\\,MiB & 64\\,MiB & 1\\,GiB & at 1\\,GiB'
+    .. ' & at 1\\,KiB'
+  return tabular('clrrrrrr', head, out, string.format('%s; $m$: bytes a GPU; medians, every L2 '
+    .. 'flushed before each call. One GPU\'s device-to-device copy in the same runs: %s\\,GB/s '
+    .. 'read + write, %s read. \\texttt{%s}', esc(rows[1].gpu), num(copy), num(copy and copy / 2),
+    esc(path)))
+end
+
+local function allreduceplot()
+  local _, path = csv('bench/*/allreduce.csv')
+  local png = path and path:gsub('allreduce%.csv$', 'allreduce.png')
+  if not (png and io.open(png)) then return placeholder(NO_ALLREDUCE) end
+  return pandoc.RawBlock('latex', '\\begin{center}\\includegraphics[width=\\linewidth,height=0.58'
+    .. '\\textheight,keepaspectratio]{' .. png .. '}\\par{\\scriptsize\\color{deckgray}\\texttt{'
+    .. esc(png) .. '}}\\end{center}')
+end
+
 local DIVS = { numbers = numbers, cubtable = cubtable, variants = variants, counters = counters,
-  measured = measured_line, benchplot = benchplot }
+  measured = measured_line, benchplot = benchplot, allreduce = allreduce,
+  allreduceplot = allreduceplot }
 function Div(d)
   for class, make in pairs(DIVS) do
     if d.classes:includes(class) then return make(d.attributes) end
