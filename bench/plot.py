@@ -26,15 +26,22 @@ LABELS = {"cub": "CUB DeviceReduce::Sum",
 MARKERS = "os^vDPhp<>"          # never 'X': that marks a wrong sum
 
 
-def load(path):
-    """Returns gpu, peak, data[stage][n] = {gbps, pct, ratio}, bad rows."""
+def read_rows(path, header):
+    """The rows of a CSV whose first line is exactly `header`, as dicts; exits with the reason
+    when the header differs or no row follows (bench/plot_allreduce.py reads its CSV so too)."""
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
-        if reader.fieldnames != HEADER:
+        if reader.fieldnames != list(header):
             sys.exit(f"{path}: unexpected header {reader.fieldnames}")
         rows = list(reader)
     if not rows:
         sys.exit(f"{path}: no data rows")
+    return rows
+
+
+def load(path):
+    """Returns gpu, peak, data[stage][n] = {gbps, pct, ratio}, bad rows."""
+    rows = read_rows(path, HEADER)
     groups = defaultdict(list)
     bad = []
     for r in rows:

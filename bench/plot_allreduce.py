@@ -20,10 +20,11 @@ drawn both; their rates match where NCCL moves the same bytes.
 Needs only matplotlib; bench/python.sh finds one.
 """
 import argparse
-import csv
 import os
 import sys
 from collections import defaultdict
+
+from plot import read_rows  # bench/plot.py: the CSV with its header checked
 
 HEADER = "gpu,gpus,type,bytes,median_ms,algbw_gbps,busbw_gbps,copy_gbps,wrong".split(",")
 TABLE_BYTES = (1 << 10, 1 << 20, 1 << 26, 1 << 30)
@@ -31,13 +32,7 @@ TABLE_BYTES = (1 << 10, 1 << 20, 1 << 26, 1 << 30)
 
 def load(path):
     """Returns gpu name, series[(gpus, type)] = sorted [(bytes, algbw, busbw)], copy[gpus]."""
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames != HEADER:
-            sys.exit(f"{path}: unexpected header {reader.fieldnames}")
-        rows = list(reader)
-    if not rows:
-        sys.exit(f"{path}: no data rows")
+    rows = read_rows(path, HEADER)
     series = defaultdict(list)
     copy = {}
     for r in rows:
