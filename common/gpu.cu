@@ -2,6 +2,7 @@
 #include "check.h"
 #include "harness.h"
 
+#include <cuda_profiler_api.h>
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,26 +102,70 @@ static int compare_ms(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static enum l2_flush flush_method = L2_FLUSH_READ;
+
+void gpu_set_l2_flush(enum l2_flush how)
+{
+    flush_method = how;
+}
+
+/* Reads n4 16-byte words and keeps something that depends on every one, so that no load can be
+ * left out; the store that keeps it is never made (the buffer holds zeros), so the flush writes
+ * nothing and leaves only clean lines in the L2. */
+static __global__ void l2_flush_kernel(const int4 *buffer, size_t n4, int *sink)
+{
+    int x = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4;
+         i += (size_t)gridDim.x * blockDim.x) {
+        int4 v = buffer[i];
+        x |= v.x | v.y | v.z | v.w;
+    }
+    if (x != 0)
+        *sink = x;
+}
+
+void gpu_flush_l2(void)
+{
+    /* One buffer per device, twice its L2, zeroed once when first used: written only then. */
+    enum { MAX_DEVICES = 64 };
+    static void *buffer[MAX_DEVICES];
+    static size_t bytes[MAX_DEVICES];
+    int device, sm_count;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (device >= MAX_DEVICES) {
+        fprintf(stderr, "gpu_flush_l2: device %d: at most %d devices.\n", device, MAX_DEVICES);
+        exit(EXIT_NO_GPU);
+    }
+    if (buffer[device] == NULL) {
+        gpu_describe(NULL, 0, NULL, &bytes[device]);
+        bytes[device] = 2 * bytes[device] + sizeof(int4); /* the last int4 is the sink */
+        buffer[device] = gpu_alloc(bytes[device], "the L2 flush buffer");
+        CUDA_CHECK(cudaMemset(buffer[device], 0, bytes[device]));
+        CUDA_CHECK(cudaDeviceSynchronize()); /* its dirty lines go now, not in the first timing */
+    }
+    size_t n4 = bytes[device] / sizeof(int4) - 1;
+    if (flush_method == L2_FLUSH_MEMSET) {
+        CUDA_CHECK(cudaMemsetAsync(buffer[device], 0, n4 * sizeof(int4)));
+        return;
+    }
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    int4 *words = (int4 *)buffer[device];
+    l2_flush_kernel<<<4 * sm_count, 512>>>(words, n4, (int *)(words + n4));
+    CUDA_CHECK_LAUNCH();
+}
+
 void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps, struct timing *t)
 {
-    /* A write to twice the L2's size before each repeat evicts what the last repeat left there,
-     * so each repeat reads its input from device memory, as a real first use would. */
-    static void *flush = NULL;
-    static size_t flush_bytes = 0;
-    if (flush == NULL) {
-        gpu_describe(NULL, 0, NULL, &flush_bytes);
-        flush_bytes *= 2;
-        flush = gpu_alloc(flush_bytes, "the L2 flush buffer");
-    }
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     double *ms = (double *)malloc(reps * sizeof *ms);
+    gpu_flush_l2(); /* its buffer is allocated now, outside the timing */
     work(ctx); /* warm-up: module load and first-touch costs stay out of the numbers */
     for (int r = 0; r < reps; ++r) {
         if (prepare)
             prepare(ctx);
-        CUDA_CHECK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
+        gpu_flush_l2(); /* each repeat reads its input from device memory, as a first use would */
         CUDA_CHECK(cudaEventRecord(start));
         work(ctx);
         CUDA_CHECK(cudaEventRecord(stop));
@@ -158,7 +203,13 @@ static void restore_input(void *ctx)
 static void run_once(void *ctx)
 {
     struct stage_run *s = (struct stage_run *)ctx;
+    /* The first run is the one a profiler sees: `ncu --profile-from-start off` (make grade, make
+     * metrics) measures every kernel this reduce() launches, whatever their names, and no other. */
+    if (s->runs == 0)
+        CUDA_CHECK(cudaProfilerStart());
     reduce(s->d_input, s->n, s->block, s->d_sum);
+    if (s->runs == 0)
+        CUDA_CHECK(cudaProfilerStop());
 }
 
 static void check_sum(struct stage_run *s)

@@ -113,17 +113,33 @@ void gpu_check_memory(size_t n, unsigned int block);
  * and exit EXIT_NO_GPU (never a crash or a wrong sum). */
 void *gpu_alloc(size_t bytes, const char *what);
 
+/* How gpu_flush_l2 empties the L2. READ, the default: a kernel reads twice the L2's size of a
+ * buffer written once, so the L2 ends full of clean lines that the next kernel simply drops.
+ * MEMSET: a cudaMemsetAsync of that buffer, as NVBench and llm.c flush; it leaves the L2 full of
+ * dirty lines, whose write-back the next kernel pays (a quarter of CUB's time at 2^24 int32 on an
+ * H200). Kept only to measure that cost (bench/flush.cu, bench/README.md). */
+enum l2_flush { L2_FLUSH_READ, L2_FLUSH_MEMSET };
+void gpu_set_l2_flush(enum l2_flush how);
+
+/* Empties the current device's L2 cache of what earlier work left there, asynchronously on the
+ * default stream, by the method above; its buffer (2 x the L2, per device) is allocated the first
+ * time, with gpu_alloc's message and EXIT_NO_GPU when it does not fit. Every timing in the
+ * repository calls it before each timed repeat (gpu_time, step09). */
+void gpu_flush_l2(void);
+
 /* Times `work(ctx)` with CUDA events: one warm-up on the input as it is, then `reps` repeats,
- * each after `prepare(ctx)` (may be NULL) and an L2 flush, both untimed. Fills median/min/max in
- * ms. */
+ * each after `prepare(ctx)` (may be NULL) and gpu_flush_l2(), both untimed. Fills median/min/max
+ * in ms. */
 void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps, struct timing *t);
 
 /* Sums h_input[0..n) with the stage's reduce() on the GPU and returns the sum of the first
  * (warm-up) run in *sum. Copies the input to the device, padding it with the identity to
  * 2 * block elements for a single-block stage; n = 0 gives the identity without a launch.
  * With t != NULL, then times `reps` repeats: before each, an in-place stage gets a fresh copy of
- * its input and the L2 cache is flushed (a write to a buffer twice its size), both outside the
- * timed region. Exits with EXIT_NO_GPU when the device lacks the memory or a CUDA call fails. */
+ * its input and the L2 cache is flushed (gpu_flush_l2), both outside the timed region. The first
+ * run is bracketed by cudaProfilerStart/Stop, so that `ncu --profile-from-start off` profiles
+ * exactly what one reduce() launches. Exits with EXIT_NO_GPU when the device lacks the memory or a
+ * CUDA call fails. */
 void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps, elem_t *sum,
                    struct timing *t);
 

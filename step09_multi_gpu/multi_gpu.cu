@@ -56,8 +56,6 @@ struct team {
     cudaStream_t stream[MAX_GPUS];
     void *send[MAX_GPUS], *recv[MAX_GPUS]; /* the all-reduce's vectors, kept from size to size */
     size_t capacity;                       /* their bytes */
-    void *flush[MAX_GPUS];                 /* twice the GPU's L2: written before each timing */
-    size_t flush_bytes[MAX_GPUS];
 };
 
 struct team *team_open(int gpus)
@@ -74,10 +72,6 @@ struct team *team_open(int gpus)
     for (int g = 0; g < gpus; ++g) {
         CUDA_CHECK(cudaSetDevice(g));
         CUDA_CHECK(cudaStreamCreate(&team->stream[g])); /* waits for the default stream's work */
-        int l2_bytes;
-        CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, g));
-        team->flush_bytes[g] = 2 * (size_t)l2_bytes;
-        team->flush[g] = gpu_alloc(team->flush_bytes[g], "the L2 flush buffer");
     }
     return team;
 }
@@ -93,7 +87,6 @@ void team_close(struct team *team)
         CUDA_CHECK(cudaSetDevice(g));
         CUDA_CHECK(cudaStreamDestroy(team->stream[g]));
         NCCL_CHECK(ncclCommDestroy(team->comm[g]));
-        CUDA_CHECK(cudaFree(team->flush[g]));
         if (team->capacity) {
             CUDA_CHECK(cudaFree(team->send[g]));
             CUDA_CHECK(cudaFree(team->recv[g]));
@@ -132,9 +125,10 @@ static int compare_ms(const void *a, const void *b)
 }
 
 /* Runs once(team, ctx) 1 + reps times and returns the median of the last reps, each timed by the
- * host clock from the first launch to the end of every stream. Before each, untimed, every GPU
- * writes twice its L2's size, as make bench does (gpu_time): the input comes from device memory,
- * not from what the last repeat left in the L2 (60 MB on an H200: most of 2^24 int32). */
+ * host clock from the first launch to the end of every stream. Before each, untimed, every GPU's
+ * L2 is flushed by the harness's gpu_flush_l2, as make bench flushes (gpu_time): the input comes
+ * from device memory, not from what the last repeat left in the L2 (60 MB on an H200: most of
+ * 2^24 int32). */
 static double median_ms(struct team *team, void (*once)(struct team *, void *), void *ctx, int reps)
 {
     reps = reps > 0 ? reps : 1;
@@ -142,8 +136,7 @@ static double median_ms(struct team *team, void (*once)(struct team *, void *), 
     for (int r = -1; r < reps; ++r) { /* r = -1: the warm-up */
         for (int g = 0; g < team->gpus; ++g) {
             CUDA_CHECK(cudaSetDevice(g));
-            CUDA_CHECK(cudaMemsetAsync(team->flush[g], r & 0xff, team->flush_bytes[g],
-                                       team->stream[g]));
+            gpu_flush_l2();
         }
         synchronize_all(team);
         double start = now_ms();
