@@ -5,6 +5,7 @@ TYPE ?= int#    element type: int (int32) or float (float32, built into build/fl
 NVCC ?= nvcc
 CC ?= gcc
 CXX ?= g++
+, := ,# a comma, inside the arguments of $(call ...)
 
 ifeq ($(TYPE),int)
 BUILD ?= build
@@ -85,7 +86,7 @@ TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/tes
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
 .PHONY: all help run test deps diff bench plot profile sanitize accuracy accuracy-tables slides \
-        clean variants metrics figures grade mutants $(SHORT)
+        clean variants metrics figures grade mutants flush harris $(SHORT)
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -130,15 +131,40 @@ diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04)
 	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT)))" >&2; exit 2; }
 	@bash common/diff.sh $(STEP)
 
+# The GPU-only targets ask the driver for a GPU before they build anything (common/have_gpu.sh):
+# without one they say so in one sentence, at once, and exit 3.
+have_gpu = bash common/have_gpu.sh "make $(1)" "$(2)"
+
 # make bench STEP="07 08": those stages only, their rows replaced in the CSV. float32 has its own CSV.
-BENCH_STAGES := $(if $(STEP),$(filter $(TEST_STEPS),$(GPU_SHORT)),$(GPU_SHORT))
-bench: $(addprefix $(BUILD)/bench_,$(BENCH_STAGES)) ## every GPU stage (STEP=NN: those) against CUB and a copy, 2^10..2^30: CSV + plot
+# Stages 02 and 03 take one block; their lessons are timed at scale by their segmented variants
+# (bench/variants/stepNN_segmented.patch), which make bench runs with the stages.
+AT_SCALE := $(filter %_segmented,$(VARIANTS))
+BENCH_STAGES := $(if $(STEP),$(foreach s,$(TEST_STEPS),$(filter $(s) $(s)_segmented,$(GPU_SHORT) $(AT_SCALE))),\
+                  $(GPU_SHORT) $(AT_SCALE))
+bench: ## every GPU stage (STEP=NN: those) and stages 02-03 at scale against CUB and a copy, 2^10..2^30: CSV + plot
 	@$(if $(filter-out $(GPU_SHORT),$(TEST_STEPS)),echo "make bench: STEP must list GPU stages (got '$(STEP)')." >&2; exit 2)
+	@$(call have_gpu,bench,it times every stage on a CUDA GPU)
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/bench_,$(BENCH_STAGES))
 	@BENCH_MERGE=$(if $(STEP),1) BENCH_CSV=$(if $(filter float,$(TYPE)),results_float32.csv,results.csv) \
 	  bash bench/run.sh $(BUILD) $(BENCH_STAGES)
 
-variants: $(addprefix $(BUILD)/bench_,step04 step06 step07 step08 $(VARIANTS)) ## the stages and each bench/variants/ patch against CUB, one run: bench/<gpu>/variants.csv (GPU)
-	@BENCH_CSV=variants.csv bash bench/run.sh $(BUILD) step04 step06 step07 step08 $(VARIANTS)
+VARIANT_STAGES := step04 step06 step07 step08 $(filter-out $(AT_SCALE),$(VARIANTS))
+variants: ## the stages and each bench/variants/ patch against CUB, one run: bench/<gpu>/variants.csv (GPU)
+	@$(call have_gpu,variants,it times every variant on a CUDA GPU)
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/bench_,$(VARIANT_STAGES))
+	@BENCH_CSV=variants.csv bash bench/run.sh $(BUILD) $(VARIANT_STAGES)
+
+# What the L2 flush before each timed repeat costs the kernel after it: a flush that writes (memset)
+# against one that reads (gpu_flush_l2), CUB, step07 and a copy, 2^20..2^28 (bench/flush.cu).
+flush: ## on a GPU: memset flush vs read flush, same run: bench/<gpu>/flush.csv
+	@$(call have_gpu,flush,it times CUB and step07 on a CUDA GPU)
+	@$(MAKE) --no-print-directory $(BUILD)/bench_flush
+	@BENCH_CSV=flush.csv bash bench/run.sh $(BUILD) flush
+
+harris: ## Harris's table from the newest bench/*/results.csv: the README's and lessons' blocks, and its plot (no GPU)
+	@python3 bench/harris.py update README.md step*/README.md
+	@csv=$$(ls -t bench/*/results.csv | head -n 1); py=$$(bash bench/python.sh) && \
+	 $$py bench/harris.py png "$$csv" -o "$$(dirname "$$csv")/harris.png"
 
 plot: ## redraw the benchmark plot into build/bandwidth.png, no GPU needed (CSV=..., PNG=...)
 	@csv="$(CSV)"; [ -n "$$csv" ] || csv=$$(ls -t bench/*/results.csv 2>/dev/null | head -n 1); \
@@ -151,24 +177,37 @@ profile: $(BUILD)/$(or $(STEP:%=step%),step07) ## Nsight Compute on one stage (S
 	ncu --clock-control none --set basic --section MemoryWorkloadAnalysis \
 	    $(BUILD)/step$(or $(STEP),07) --n $(or $(N),67108864) --reps 1
 
-metrics: $(addprefix $(BUILD)/,$(GPU_SHORT) step04_interleaved) ## Nsight Compute's counters of every GPU stage: metrics/<gpu>/metrics.csv and .md (GPU)
+metrics: ## Nsight Compute's counters of every GPU stage: metrics/<gpu>/metrics.csv and .md (GPU)
+	@$(call have_gpu,metrics,Nsight Compute reads a CUDA GPU's counters)
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT) step04_interleaved)
 	@bash metrics/run.sh $(BUILD) $(GPU_SHORT) step04_interleaved=$(BUILD)/step04_interleaved $(METRICS_EXTRA)
 
-sanitize: $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) ## compute-sanitizer on every GPU stage (GPU); must catch tests/broken/
+sanitize: ## compute-sanitizer on every GPU stage (GPU); must catch tests/broken/
+	@$(call have_gpu,sanitize,compute-sanitizer runs the stages on a CUDA GPU)
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN)
 	@COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD) $(GPU_SHORT)
 
-# make grade STEP=05 SRC=path/to/reduce.cu: the student's file graded as stage 05 (tests/grade.sh).
+# make grade STEP=05 SRC=path/to/reduce.cu: one student's file graded as stage 05;
+# make grade STEP=05 SUBMISSIONS=dir/: every dir/<student>/reduce.cu and dir/<student>.cu (tests/grade.py).
 GRADE_STEPS := $(if $(STEP),$(TEST_STEPS),$(GPU_SHORT))
-grade: deps ## on a GPU: each stage's tests (no skip), compute-sanitizer, speed vs ours: build/grade/report.md (STEP=NN, SRC=file)
+grade: ## on a GPU: tests, compute-sanitizer, speed and the lesson's counters vs ours: build/grade/report.md (STEP=NN, SRC=file or SUBMISSIONS=dir)
+	@$(if $(filter step09,$(GRADE_STEPS)),echo "make grade: stage 9 is graded by its own tests: make test STEP=09 \
+	  (on every GPU the machine has)." >&2; exit 2)
 	@$(if $(filter-out $(GPU_SHORT),$(GRADE_STEPS)),echo "make grade: STEP must list GPU stages from 01 to \
 	  $(patsubst step%,%,$(lastword $(SHORT))) (got '$(STEP)'); stage 00 runs on the CPU: make test STEP=00." >&2; exit 2)
-	@$(if $(SRC),$(if $(filter 1,$(words $(GRADE_STEPS))),,echo "make grade: SRC= grades one file \
-	  as one stage: give STEP=NN too (make grade STEP=05 SRC=path/to/reduce.cu)." >&2; exit 2))
-	@TYPE=$(TYPE) MAKE='$(MAKE)' GRADE_SRC='$(if $(SRC),$(abspath $(SRC)))' \
-	  bash tests/grade.sh $(BUILD) $(GRADE_STEPS)
+	@$(if $(SRC),$(if $(wildcard $(SRC)),,echo "make grade: SRC=$(SRC) is not a file." >&2; exit 2))
+	@$(if $(SUBMISSIONS),$(if $(wildcard $(SUBMISSIONS)/.),,echo "make grade: SUBMISSIONS=$(SUBMISSIONS) is not a folder." >&2; exit 2))
+	@$(if $(SRC)$(SUBMISSIONS),$(if $(filter 1,$(words $(GRADE_STEPS))),,echo "make grade: SRC= and \
+	  SUBMISSIONS= grade one stage: give STEP=NN too (make grade STEP=05 SRC=path/to/reduce.cu)." >&2; exit 2))
+	@$(call have_gpu,grade,grading runs the GPU tests$(,) compute-sanitizer and Nsight Compute on a CUDA GPU; nothing was graded)
+	@$(MAKE) --no-print-directory deps
+	@TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py $(BUILD) $(GRADE_STEPS) \
+	  $(if $(SRC),--src $(abspath $(SRC))) $(if $(SUBMISSIONS),--submissions $(abspath $(SUBMISSIONS)))
 
-mutants: deps ## on a GPU: make grade must reject each known-wrong kernel of tests/mutants/ for its own reason (and accept the blind spot)
-	@TYPE=$(TYPE) MAKE='$(MAKE)' bash tests/mutants.sh $(BUILD) $(MUTANTS)
+mutants: ## on a GPU: make grade must reject each known-wrong kernel for its own reason (tests/mutants/, and each stage's predecessor handed in as it)
+	@$(call have_gpu,mutants,they are graded on a CUDA GPU)
+	@$(MAKE) --no-print-directory deps
+	@TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py --mutants $(BUILD) $(MUTANTS)
 
 accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)
 	@$(MAKE) --no-print-directory TYPE=float accuracy-tables
@@ -233,6 +272,11 @@ $(OBJ)/bench_%.o: common/bench.cu common/*.h | $(OBJ)
 $(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
+$(OBJ)/flush.o: bench/flush.cu common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,step07)"' -c $< -o $@
+$(BUILD)/bench_flush: $(OBJ)/flush.o $(OBJ)/stage_step07.o $(subst %,step07,$(DEPTH)) $(GPU_HARNESS)
+	$(NVCC) -arch=$(ARCH) $^ -o $@
+
 $(OBJ)/accuracy_%.o: common/accuracy.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
@@ -256,7 +300,7 @@ $(OBJ)/test_depth.o: tests/test_depth.cc common/depth.h | $(OBJ)
 	$(CXX) $(CXXFLAGS) $(CRIT_CFLAGS) -Itests -c $< -o $@
 
 $(BUILD)/test_harness: $(OBJ)/test_options.o $(OBJ)/test_npy.o $(OBJ)/test_reference.o \
-                       $(OBJ)/test_fuzz_options.o $(OBJ)/test_tolerance.o $(OBJ)/test_depth.o \
+                       $(OBJ)/test_tolerance.o $(OBJ)/test_depth.o \
                        $(HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 

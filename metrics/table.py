@@ -133,27 +133,36 @@ def value_of(report, name):
     return 0.0, unit or "inst"
 
 
-def parse_report(text):
-    """{metric name: (value text, unit)} from ncu's CSV output. --page raw: a row of metric names,
-    a row of units, then a row per kernel (the first reduce_kernel is taken). --page details: one
-    row per metric with "Metric Name", "Metric Unit" and "Metric Value"."""
+def parse_reports(text):
+    """[{metric name: (value text, unit)}, ...] from ncu's CSV output, one dict per kernel profiled,
+    in launch order. --page raw: a row of metric names, a row of units, then a row per kernel.
+    --page details: one row per kernel and metric with "Metric Name", "Metric Unit" and
+    "Metric Value" (and "ID", the kernel's)."""
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID",')), None)
     if start is None:
-        return {}
+        return []
     rows = list(csv.reader(lines[start:]))
     header = rows[0]
     if "Metric Name" in header:  # details page
         name, unit, value = (header.index(k) for k in ("Metric Name", "Metric Unit", "Metric Value"))
-        return {r[name]: (r[value], r[unit]) for r in rows[1:] if len(r) == len(header)}
+        kernels = {}
+        for r in rows[1:]:
+            if len(r) == len(header):
+                kernels.setdefault(r[0], {})[r[name]] = (r[value], r[unit])
+        return list(kernels.values())
     if len(rows) < 3:
-        return {}
-    kernel = header.index("Kernel Name") if "Kernel Name" in header else None
-    results = [r for r in rows[2:] if len(r) == len(header)]
-    mine = [r for r in results if kernel is None or "reduce_kernel" in r[kernel]] or results
-    if not mine:
-        return {}
-    return {n: (mine[0][i], rows[1][i]) for i, n in enumerate(header)}
+        return []
+    return [{n: (r[i], rows[1][i]) for i, n in enumerate(header)}
+            for r in rows[2:] if len(r) == len(header)]
+
+
+def parse_report(text):
+    """The first reduce_kernel's {metric name: (value text, unit)} (parse_reports), else the first
+    kernel's; {} when ncu's output holds no result."""
+    reports = parse_reports(text)
+    mine = [r for r in reports if "reduce_kernel" in r.get("Kernel Name", ("reduce_kernel",))[0]]
+    return (mine or reports or [{}])[0]
 
 
 def stage_rows(stage, n, gpu, report_text):

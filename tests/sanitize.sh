@@ -29,12 +29,12 @@
 # picks the tools (make grade: "memcheck racecheck synccheck"), SANITIZE_BROKEN=0 skips
 # tests/broken/, SANITIZE_REPORTS_ONLY=1 passes a run whose only fault is a wrong sum (exit status
 # 1 with nothing reported: make grade's tests judge the sum), SANITIZE_PROBE=PROGRAM asks PROGRAM whether there is a GPU (default: the first
-# stage).
+# stage), SANITIZE_LOGS=DIR keeps the reports there (make grade: each submission's own folder).
 set -u
 build=${1:?usage: tests/sanitize.sh BUILD STAGE...}
 shift
 stages=("$@") # the GPU stages, from the Makefile
-logs=$build/sanitize
+logs=${SANITIZE_LOGS:-$build/sanitize}
 limit=${SANITIZE_TIMEOUT:-600}
 
 # ---- Where is compute-sanitizer? On PATH, next to nvcc, or in the usual toolkit places. ----
@@ -130,7 +130,7 @@ fail() { failed=$((failed + 1)); printf '%-28s %-10s %s\n' "$1" "$2" "$3"; }
 # ---- Every GPU stage must come out clean under every tool. ----
 for stage in "${stages[@]}"; do
     sizes=(100003 1000)
-    if "$build/$stage" --help 2>/dev/null | grep -q 'one thread block'; then
+    if "${timeout_cmd[@]}" "$build/$stage" --help 2>/dev/null | grep -q 'one thread block'; then
         sizes=(2047 33) # one block of 1024 threads takes n <= 2048
     fi
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""lessons.py: what each stage's lesson changes, as hardware counters: make grade's fourth check.
+
+A right sum proves a kernel correct, not that its author did the stage's lesson: stage NN-1's
+code sums right too (and an untouched handout file is exactly that). Each lesson changes something
+Nsight Compute counts, the counters its README and metrics/README.md cite. make grade (tests/grade.py)
+profiles one reduce() call of three programs in the same run, every kernel that call launches
+(`ncu --profile-from-start off`: the harness brackets its first run with cudaProfilerStart/Stop):
+the graded kernel, the repository's stage NN and its stage NN-1, at the same n (2^24 with the
+stage's default block; n = 2048 and 1024 threads for the single-block stages 02-04, and for stage
+04 as stage 05's predecessor, which takes no more). Step00 runs no kernel: its counters are 0.
+
+The rule, one for every stage: each counter of stage NN's lesson must lie on stage NN's side of
+the midpoint between stage NN-1's value and stage NN's. A counter on which the two stages agree
+decides nothing and is left out (none is, today). Stage 8 is also graded in float32 by its exact
+replay (tests/test_deterministic.c), which grade.py runs: its lesson is an order.
+
+    lessons.py metrics                 the --metrics list for ncu
+    lessons.py counters N REPORT.csv   the counters of `ncu --import R --csv --page raw
+                                       --print-units base --print-metric-instances details`
+    lessons.py selftest                the rule and the parsing, on metrics/testdata/
+
+Python 3 standard library only; reads ncu's CSV with metrics/table.py.
+"""
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "metrics"))
+import table  # noqa: E402  (metrics/table.py: ncu's CSV, the instanced sass__ metrics)
+
+# The counters the lessons use: name here -> ncu's metric (NAME[OP]: instance OP of an instanced
+# metric). Summed over every kernel of the profiled reduce() call.
+METRIC = {
+    "grid": "launch__grid_size",
+    "waves": "launch__waves_per_multiprocessor",
+    "inst": "smsp__inst_executed.sum",
+    "thread_inst": "smsp__thread_inst_executed.sum",
+    "ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "st_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "shared_ld": "smsp__inst_executed_op_shared_ld.sum",
+    "red": "smsp__inst_executed_op_global_red.sum",
+    "bar": "sass__inst_executed_per_opcode[BAR]",
+    "shfl": "sass__inst_executed_per_opcode[SHFL]",
+}
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+# Stage NN: its lesson's counters, (what it is, how it is computed from the counters `c`).
+# n is the elements summed, threads and warps those launched, all kernels together.
+LESSONS = {
+    "step01": [  # data parallelism: a thread per element, each adding it with an atomic
+        ("atomicAdd instructions (RED) per element", lambda c: ratio(c["red"], c["n"])),
+        ("threads per element", lambda c: ratio(c["threads"], c["n"])),
+    ],
+    "step02": [  # a tree in one block, in place, with a barrier each round: no atomics
+        ("atomicAdd instructions (RED) per element", lambda c: ratio(c["red"], c["n"])),
+        ("global store sectors per element", lambda c: ratio(c["st_sectors"], c["n"])),
+        ("barriers (BAR) per warp", lambda c: ratio(c["bar"], c["warps"])),
+    ],
+    "step03": [  # strided addressing: the active threads packed into whole warps, coalesced
+        ("active threads per warp instruction", lambda c: ratio(c["thread_inst"], c["inst"])),
+        ("global load sectors per element", lambda c: ratio(c["ld_sectors"], c["n"])),
+    ],
+    "step04": [  # the tree in shared memory: the input is read once and never written
+        ("shared-memory load instructions per element", lambda c: ratio(c["shared_ld"], c["n"])),
+        ("global store sectors per element", lambda c: ratio(c["st_sectors"], c["n"])),
+    ],
+    "step05": [  # a segment per block, one atomicAdd per block: any n
+        ("elements per block", lambda c: ratio(c["n"], c["grid"])),
+        ("atomicAdd instructions (RED) per block", lambda c: ratio(c["red"], c["grid"])),
+    ],
+    "step06": [  # a grid that fills the GPU once, several elements a thread
+        ("waves of blocks per multiprocessor", lambda c: c["waves"]),
+        ("elements per thread", lambda c: ratio(c["n"], c["threads"])),
+    ],
+    "step07": [  # warp shuffles instead of the shared-memory tree, 16-byte loads
+        ("bytes per global load instruction", lambda c: ratio(32 * (c["ld_sectors"] or 0), c["ld_requests"])),
+        ("shared-memory load instructions per block", lambda c: ratio(c["shared_ld"], c["grid"])),
+        ("warp shuffles (SHFL) per warp", lambda c: ratio(c["shfl"], c["warps"])),
+    ],
+    "step08": [  # a slot per block summed in a fixed order: no atomicAdd of partial sums
+        ("atomicAdd instructions (RED) per block", lambda c: ratio(c["red"], c["grid"])),
+    ],
+}
+
+
+def metrics():
+    """The --metrics list for ncu: every metric a lesson uses, and the block size."""
+    return sorted({table.metric(m) for m in METRIC.values()} | {"launch__block_size"})
+
+
+def counters(n, reports):
+    """The lessons' counters of one profiled reduce() call: {name: sum over its kernels}, with n,
+    kernels, threads and warps; a counter ncu gave for no kernel is None. No kernel at all (step00,
+    or a reduce() that launched none) counts 0 throughout."""
+    c = {"n": n, "kernels": len(reports), "threads": 0, "warps": 0}
+    for key, name in METRIC.items():
+        values = [table.value_of(r, name)[0] for r in reports]
+        c[key] = None if reports and all(v is None for v in values) else sum(v or 0 for v in values)
+    for r in reports:
+        grid = table.value_of(r, "launch__grid_size")[0] or 0
+        block = table.value_of(r, "launch__block_size")[0] or 0
+        c["threads"] += grid * block
+        c["warps"] += grid * math.ceil(block / 32)
+    return c
+
+
+def judge(stage, graded, previous, this):
+    """Stage `stage`'s lesson on the graded kernel's counters, against the repository's stage NN-1
+    (`previous`) and NN (`this`). Returns (passed, [one line per counter])."""
+    lines, decided, passed = [], 0, True
+    for label, f in LESSONS[stage]:
+        g, p, t = f(graded), f(previous), f(this)
+        if g is None or p is None or t is None:
+            lines.append("%s: not measured (Nsight Compute gave no value)" % label)
+            passed = False
+            continue
+        if p == t:
+            lines.append("%s: %s, but stages NN-1 and NN agree (%s): decides nothing" %
+                         (label, fmt(g), fmt(t)))
+            continue
+        decided += 1
+        mid = (p + t) / 2
+        ok = g > mid if t > p else g < mid
+        passed = passed and ok
+        lines.append("%s: %s, %s the midpoint %s between stage %s's %s and stage %s's %s: %s" % (
+            label, fmt(g), "above" if g > mid else "below" if g < mid else "at", fmt(mid),
+            previous["stage"], fmt(p), this["stage"], fmt(t), "ok" if ok else "NOT the lesson"))
+    if decided == 0:
+        lines.append("no counter separates the two stages: the lesson could not be checked")
+        passed = False
+    return passed, lines
+
+
+def fmt(x):
+    return "%.3g" % x if abs(x) < 1000 else "{:,.0f}".format(x)
+
+
+def selftest():
+    """Real H200 output (metrics/testdata/): step04's counters, and the rule on made-up values."""
+    failures = []
+
+    def check(what, got, want):
+        if got != want:
+            failures.append("%s: got %r, want %r" % (what, got, want))
+
+    with open(os.path.join(table.TESTDATA, "step04_raw.csv"), encoding="utf-8") as f:
+        c = counters(2048, table.parse_reports(f.read()))
+    check("step04 sectors", (c["ld_sectors"], c["st_sectors"], c["bar"]), (256.0, 1.0, 320.0))
+    check("step04 threads", (c["threads"], c["warps"], c["kernels"]), (1024.0, 32.0, 1))
+    with open(os.path.join(table.TESTDATA, "step04_details.csv"), encoding="utf-8") as f:
+        check("details page", counters(2048, table.parse_reports(f.read()))["ld_sectors"], 256.0)
+    cpu = dict(counters(16, []), stage="step00")
+    check("no kernel", (cpu["red"], cpu["threads"]), (0, 0))
+
+    def fake(stage, **kw):
+        d = {k: 0.0 for k in METRIC}
+        d.update(n=2048.0, threads=2048.0, warps=64.0, kernels=1, stage=stage, **kw)
+        return d
+    prev, this = fake("step03", shared_ld=0.0, st_sectors=259.0), fake("step04", shared_ld=641.0, st_sectors=1.0)
+    check("own stage passes", judge("step04", this, prev, this)[0], True)
+    check("previous stage fails", judge("step04", prev, prev, this)[0], False)
+    half = fake("x", shared_ld=641.0, st_sectors=259.0)  # shared memory, but still writes back
+    ok, lines = judge("step04", half, prev, this)
+    check("half the lesson fails", (ok, "NOT the lesson" in lines[1]), (False, True))
+    check("no separating counter", judge("step04", this, this, this)[0], False)
+    missing = dict(this, shared_ld=None)
+    check("missing counter fails", judge("step04", missing, prev, this)[0], False)
+    for f in failures:
+        print("selftest: " + f, file=sys.stderr)
+    print("lessons selftest: %s" % ("ok" if not failures else "%d failed" % len(failures)))
+    return 1 if failures else 0
+
+
+def main(argv):
+    if argv[1:] == ["metrics"]:
+        print(",".join(metrics()))
+    elif len(argv) == 4 and argv[1] == "counters":
+        with open(argv[3], encoding="utf-8", errors="replace") as f:
+            print(json.dumps(counters(float(argv[2]), table.parse_reports(f.read()))))
+    elif argv[1:] == ["selftest"]:
+        return selftest()
+    else:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
