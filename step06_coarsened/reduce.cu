@@ -47,13 +47,15 @@ void reduce(elem_t *input, size_t n, unsigned int block_size, elem_t *sum)
 {
     size_t segment_size = COARSE_FACTOR * 2 * (size_t)block_size;
     size_t segments = (n + segment_size - 1) / segment_size;
-    /* Just enough blocks to fill every multiprocessor once; more would only queue up. */
-    int device, sm_count, threads_per_sm;
+    /* Just enough blocks to fill every multiprocessor once; more would only queue up. The
+     * occupancy calculator counts every limit on the blocks a multiprocessor holds at once:
+     * threads, blocks, registers and shared memory. */
+    int device, sm_count, blocks_per_sm;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(
-        cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-    size_t resident = (size_t)sm_count * (threads_per_sm / block_size);
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, reduce_kernel,
+                                                             block_size, 0));
+    size_t resident = (size_t)sm_count * blocks_per_sm;
     unsigned int grid_size = (unsigned int)(segments < resident ? segments : resident);
     /* The accumulator starts at the identity; each block adds its partial sum. */
     CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(elem_t)));
