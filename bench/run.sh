@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh BUILD STAGE...: runs each GPU stage's benchmark (BUILD/bench_stepNN) into one CSV, keeps
-# it as bench/<gpu name>/results.csv, and draws bench/<gpu name>/bandwidth.png from it.
+# it as bench/<gpu name>/results.csv, and draws bench/<gpu name>/bandwidth.png and harris.png
+# (bench/harris.py: the course's speed-up table as bars) from it.
 # BENCH_CSV=variants.csv (make variants): the CSV's name instead, and no plot. BENCH_MERGE=1
 # (make bench STEP=NN): the CSV keeps its rows of the other stages, and the stages run replace
 # theirs (each stage's rows come with the CUB and copy rows timed in its own process).
@@ -31,3 +32,4 @@ echo "wrote $dir/$csv"
 [ "$csv" = results.csv ] || exit 0
 py=$(bash bench/python.sh) || { echo "no matplotlib: run make plot where it is" >&2; exit 0; }
 "$py" bench/plot.py "$dir/results.csv" --table
+"$py" bench/harris.py png "$dir/results.csv" -o "$dir/harris.png"
