@@ -1,307 +1,194 @@
 /* test_options.c: the command line of every stage program (common/options.c), CPU only.
  *
- * One table, COMMAND_LINES: a command line, the stage it is given to, and what options_parse must
- * make of it. options_parse starts from the stage's defaults, takes each option in both the
- * "--n 5" and the "--n=5" form, and refuses everything else with EXIT_USAGE and one sentence that
- * names the option. Single-block stages (02-04) refuse n > 2 * block and point to
- * step05_segmented. Each row is a test case of its own (a Criterion parameterized test), and a
- * failure prints its command line. After the table, what a row cannot say: that parses are
- * independent, the largest n (it depends on the machine), options_check_n; then parse_unsigned,
- * in a table of its own. tests/test_fuzz_options.c throws generated command lines at the same
- * parser. */
-#define _GNU_SOURCE /* open_memstream */
-#include <criterion/criterion.h>
+ * COMMAND_LINES: command lines, each a test case of its own (Criterion's parameterized tests),
+ * with every value options_parse must give, or the words its --help or its one-sentence refusal
+ * must hold. Then options_check_n, parse_unsigned's own table, and a fuzz loop of thousands of
+ * lines made from a fixed seed. parse() checks, for every line: 0, 1 (--help, the usage printed)
+ * or EXIT_USAGE (one sentence, on one line); argv not reordered; accepted values in their
+ * documented ranges and, written back as a plain command line, parsing to themselves. */
+#define _GNU_SOURCE /* fmemopen */
+#include <errno.h>
 #include <inttypes.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "harness.h"
-#include "test_util.h"
+#include "test_util.h" /* Criterion, harness.h, show_args */
 
-/* Two stages as the harness sees them: one that takes any n, one that works in a single block. */
-static const struct stage_info multi_stage = {.on_gpu = true};
-static const struct stage_info single_stage = {
-    .on_gpu = true, .single_block = true, .in_place = true};
+/* Two stages as the harness sees them: 'm' takes any n, 's' works in a single block. */
+static const struct stage_info MULTI = {.on_gpu = true};
+static const struct stage_info SINGLE = {.on_gpu = true, .single_block = true, .in_place = true};
 #define MULTI_NAME "step05_segmented"
 #define SINGLE_NAME "step02_blocked"
+#define MAX_ARGS 24
 
-#define MAX_ARGS 8
-#define ARG_LEN 40
-#define MAX_WORDS 8
+static char err[512], help[4096], line[4200]; /* what the last parse wrote, and its line */
 
-/* A row: plain data (Criterion copies each row into the process that runs it). */
-struct command_line {
-    bool single;                    /* given to SINGLE_NAME, else to MULTI_NAME */
-    int argc;                       /* the arguments after the program's name */
-    char argv[MAX_ARGS][ARG_LEN];   /* those arguments */
-    int status;                     /* what options_parse returns: 0, 1 (--help) or EXIT_USAGE */
-    char values[80];                /* 0: "n=5 seed=1 reps=20 block=256", then " input=PATH" */
-    char words[MAX_WORDS][ARG_LEN]; /* 1: in the usage text; EXIT_USAGE: in the one sentence */
+/* Parses argv[0..argc) as stage 'm' or 's', checks what holds for any line, returns the status. */
+static int parse(char s, int argc, char **argv, struct options *opt)
+{
+    const struct stage_info *stage = s == 's' ? &SINGLE : &MULTI;
+    const char *name = s == 's' ? SINGLE_NAME : MULTI_NAME;
+    char *before[MAX_ARGS + 1];
+    bool long_arg = false; /* longer than err: the sentence that quotes it is cut */
+    for (int i = 1; i < argc; ++i)
+        long_arg |= strlen(argv[i]) > 300;
+    memcpy(before, argv, (size_t)(argc + 1) * sizeof *argv);
+    snprintf(line, sizeof line, "%s %s", name, show_args(argv + 1));
+    FILE *out = fmemopen(help, sizeof help, "w+"); /* w+: the buffer starts empty */
+    memset(opt, 0xA5, sizeof *opt); /* garbage: an accepted line must set every field */
+    memset(err, 'Z', sizeof err);   /* garbage: a refusal must write a terminated sentence */
+    int rc = options_parse(argc, argv, name, stage, opt, out, err, sizeof err);
+    fclose(out);
+    size_t len = strnlen(err, sizeof err);
+    cr_assert(rc == 0 || rc == 1 || rc == EXIT_USAGE, "%s: returned %d", line, rc);
+    cr_assert(!memcmp(before, argv, (size_t)(argc + 1) * sizeof *argv), "%s: argv moved", line);
+    cr_assert(rc == 1 ? strstr(help, "usage:") != NULL : !help[0], "%s: returned %d, usage %.80s",
+              line, rc, help);
+    cr_assert_eq(rc == EXIT_USAGE, err[0] != 'Z', "%s: returned %d, error %.80s", line, rc, err);
+    if (rc == EXIT_USAGE) { /* one sentence, on one line */
+        cr_assert(len > 0 && len < sizeof err, "%s: no message", line);
+        for (size_t i = 0; i < len; ++i)
+            cr_assert_geq((unsigned char)err[i], ' ', "%s: a control character in: %s", line, err);
+        const char *q1 = strchr(err, '\''), *q2 = strrchr(err, '\''); /* the quoted value */
+        cr_assert(long_arg || (len < sizeof err - 1 && err[len - 1] == '.'),
+                  "%s: not a whole sentence: %s", line, err);
+        for (const char *c = strstr(err, ". "); c && !long_arg; c = strstr(c + 1, ". "))
+            cr_assert(q1 && c > q1 && c < q2, "%s: more than one sentence: %s", line, err);
+    }
+    if (rc != EXIT_USAGE)
+        err[0] = '\0'; /* nothing written: empty, for the messages that print it */
+    if (rc != 0)
+        return rc;
+    cr_assert(opt->block >= BLOCK_MIN && opt->block <= BLOCK_MAX &&
+                  !(opt->block & (opt->block - 1)) && opt->reps >= 1 && opt->reps <= MAX_REPS &&
+                  opt->n <= SIZE_MAX / sizeof(elem_t) &&
+                  (!stage->single_block || opt->n <= 2 * (size_t)opt->block),
+              "%s: took n=%zu reps=%d block=%u", line, opt->n, opt->reps, opt->block);
+    char b[4][48], msg[512] = "", *in = (char *)opt->input_path;
+    bool inside = in == NULL; /* else it points into one of the arguments */
+    for (int i = 1; i < argc && !inside; ++i)
+        inside = in >= argv[i] && in < argv[i] + strlen(argv[i]);
+    cr_assert(inside, "%s: input_path is not an argument", line);
+    /* Written back as a plain command line, the values parse to themselves. */
+    snprintf(b[0], sizeof b[0], "--seed=%" PRIu64, opt->seed);
+    snprintf(b[1], sizeof b[1], "--reps=%d", opt->reps);
+    snprintf(b[2], sizeof b[2], "--block=%u", opt->block);
+    snprintf(b[3], sizeof b[3], "--n=%zu", opt->n);
+    char *back[] = {"prog", b[0], b[1], b[2], in ? "--input" : b[3], in, NULL};
+    struct options again;
+    memset(&again, 0xA5, sizeof again);
+    rc = options_parse(in ? 6 : 5, back, name, stage, &again, stderr, msg, sizeof msg);
+    cr_assert(rc == 0 && !memcmp(&again, opt, sizeof again), "%s was taken, %s gave %d: %s", line,
+              show_args(back + 1), rc, msg);
+    return rc;
+}
+
+/* ---- The table ---- A row: "m", "s" or "ms" (both stages), the arguments, what they give. A
+ * row of just "--opt value" is tried as "--opt=value" too. */
+
+struct command_line { /* plain data: Criterion copies each row into the process that runs it */
+    char stages[3];
+    int argc;          /* the arguments after the program's name */
+    char argv[8][40];  /* those arguments */
+    int status;        /* 0, 1 (--help) or EXIT_USAGE */
+    char words[8][64]; /* 0: every value; else the words the usage or the sentence holds */
 };
-
-#define MULTI .single = false
-#define SINGLE .single = true
-#define NO_ARGS .argc = 0
 #define ARGS(...) .argc = (int)COUNT(((const char *[]){__VA_ARGS__})), .argv = {__VA_ARGS__}
-#define GIVES(values_) .status = 0, .values = values_
+#define GIVES(values) .status = 0, .words = {values}
 #define HELP(...) .status = 1, .words = {__VA_ARGS__}
 #define REFUSED(...) .status = EXIT_USAGE, .words = {__VA_ARGS__}
+// clang-format off
+#define BAD(opt, value) {"ms", ARGS(opt, value), REFUSED(opt, "'" value "'")}
+#define MISSING(opt) {"ms", ARGS(opt), REFUSED(opt, "needs a value")}
 
 /* Every accepted row spells out every value, the defaults too: n = 2^24 (a single-block stage:
  * 2 * block), seed 1, 20 repeats, block 256 (a single-block stage: 1024), no input file. */
-// clang-format off
 static const struct command_line COMMAND_LINES[] = {
-    /* The defaults */
-    {MULTI,  NO_ARGS,                       GIVES("n=16777216 seed=1 reps=20 block=256")},
-    {SINGLE, NO_ARGS,                       GIVES("n=2048 seed=1 reps=20 block=1024")},
-
-    /* --n, in both forms */
-    {MULTI,  ARGS("--n", "5"),              GIVES("n=5 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--n=5"),                 GIVES("n=5 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--n", "100"),            GIVES("n=100 seed=1 reps=20 block=256")},
-    /* the identity */
-    {MULTI,  ARGS("--n", "0"),              GIVES("n=0 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--n", "1"),              GIVES("n=1 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--n", "007"),            GIVES("n=7 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--n", "16777216"),       GIVES("n=16777216 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--n", "4294967295"),     GIVES("n=4294967295 seed=1 reps=20 block=256")},
-#if SIZE_MAX > UINT32_MAX
-    {MULTI,  ARGS("--n", "5000000000"),     GIVES("n=5000000000 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--n=4294967296"),        GIVES("n=4294967296 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--n", "8589934592"),     GIVES("n=8589934592 seed=1 reps=20 block=256")},
-#endif
-
-    /* --seed, --reps, --input */
-    {MULTI,  ARGS("--seed", "0"),           GIVES("n=16777216 seed=0 reps=20 block=256")},
-    {MULTI,  ARGS("--seed=42"),             GIVES("n=16777216 seed=42 reps=20 block=256")},
-    {MULTI,  ARGS("--seed", "4294967296"),  GIVES("n=16777216 seed=4294967296 reps=20 block=256")},
-    {MULTI,  ARGS("--seed", "18446744073709551615"),
+    {"m", .argc = 0,                        GIVES("n=16777216 seed=1 reps=20 block=256")},
+    {"s", .argc = 0,                        GIVES("n=2048 seed=1 reps=20 block=1024")},
+    {"m", ARGS("--n", "5"),                 GIVES("n=5 seed=1 reps=20 block=256")},
+    {"m", ARGS("--n", "0"),                 GIVES("n=0 seed=1 reps=20 block=256")}, /* identity */
+    {"m", ARGS("--n", "007"),               GIVES("n=7 seed=1 reps=20 block=256")},
+    {"m", ARGS("--n", "4294967295"),        GIVES("n=4294967295 seed=1 reps=20 block=256")},
+    {"m", ARGS("--n", "4294967296"),        GIVES("n=4294967296 seed=1 reps=20 block=256")},
+    {"m", ARGS("--n", "5", "--n", "7"),     GIVES("n=7 seed=1 reps=20 block=256")}, /* the last */
+    {"m", ARGS("--seed", "0"),              GIVES("n=16777216 seed=0 reps=20 block=256")},
+    {"m", ARGS("--seed", "18446744073709551615"),
         GIVES("n=16777216 seed=18446744073709551615 reps=20 block=256")},
-    {MULTI,  ARGS("--reps", "1"),           GIVES("n=16777216 seed=1 reps=1 block=256")},
-    {MULTI,  ARGS("--reps=7"),              GIVES("n=16777216 seed=1 reps=7 block=256")},
-    {MULTI,  ARGS("--reps", "100000"),      GIVES("n=16777216 seed=1 reps=100000 block=256")},
-    {MULTI,  ARGS("--input", "data.npy"),
-        GIVES("n=16777216 seed=1 reps=20 block=256 input=data.npy")},
-    {MULTI,  ARGS("--input=x/y.npy", "--seed", "3"),
-        GIVES("n=16777216 seed=3 reps=20 block=256 input=x/y.npy")},
-
-    /* --block. A single-block stage's n follows it (2 * block); the other's stays 2^24. */
-    {MULTI,  ARGS("--block", "32"),         GIVES("n=16777216 seed=1 reps=20 block=32")},
-    {MULTI,  ARGS("--block", "64"),         GIVES("n=16777216 seed=1 reps=20 block=64")},
-    {MULTI,  ARGS("--block", "128"),        GIVES("n=16777216 seed=1 reps=20 block=128")},
-    {MULTI,  ARGS("--block", "256"),        GIVES("n=16777216 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--block", "512"),        GIVES("n=16777216 seed=1 reps=20 block=512")},
-    {MULTI,  ARGS("--block", "1024"),       GIVES("n=16777216 seed=1 reps=20 block=1024")},
-    {MULTI,  ARGS("--block=128"),           GIVES("n=16777216 seed=1 reps=20 block=128")},
-    {SINGLE, ARGS("--block", "32"),         GIVES("n=64 seed=1 reps=20 block=32")},
-    {SINGLE, ARGS("--block", "64"),         GIVES("n=128 seed=1 reps=20 block=64")},
-    {SINGLE, ARGS("--block", "128"),        GIVES("n=256 seed=1 reps=20 block=128")},
-    {SINGLE, ARGS("--block", "256"),        GIVES("n=512 seed=1 reps=20 block=256")},
-    {SINGLE, ARGS("--block", "512"),        GIVES("n=1024 seed=1 reps=20 block=512")},
-    {SINGLE, ARGS("--block", "1024"),       GIVES("n=2048 seed=1 reps=20 block=1024")},
-    {SINGLE, ARGS("--block=32"),            GIVES("n=64 seed=1 reps=20 block=32")},
-
-    /* All of them, in any order */
-    {MULTI,  ARGS("--block", "512", "--reps=3", "--seed", "77", "--n", "1000"),
+    {"m", ARGS("--reps", "1"),              GIVES("n=16777216 seed=1 reps=1 block=256")},
+    {"m", ARGS("--reps", "100000"),         GIVES("n=16777216 seed=1 reps=100000 block=256")},
+    {"m", ARGS("--input", "data.npy"), GIVES("n=16777216 seed=1 reps=20 block=256 input=data.npy")},
+    {"m", ARGS("--input=a", "--seed", "3"), GIVES("n=16777216 seed=3 reps=20 block=256 input=a")},
+    {"m", ARGS("--block", "512", "--reps=3", "--seed", "77", "--n", "1000"),
         GIVES("n=1000 seed=77 reps=3 block=512")},
-
-    /* --help stops the parse: what follows it is not looked at. */
-    {MULTI,  ARGS("--help"),
-        HELP("usage:", "--n", "--input", "--seed", "--reps", "--block", MULTI_NAME,
-             "(default: 16777216)")},
-    {SINGLE, ARGS("--help"),
-        HELP("usage:", "--n", "--input", "--seed", "--reps", "--block", SINGLE_NAME,
-             "(default: 2048)")},
-    {MULTI,  ARGS("--seed", "4", "--help", "--fast"), HELP("usage:", "--block")},
-
-    /* Refused: one sentence that names the option, and quotes the value. */
-    {MULTI,  ARGS("--n", ""),               REFUSED("--n")},
-    {MULTI,  ARGS("--n="),                  REFUSED("--n")},
-    {MULTI,  ARGS("--n", "-1"),             REFUSED("--n", "'-1'")},
-    {MULTI,  ARGS("--n=-1"),                REFUSED("--n", "'-1'")},
-    {MULTI,  ARGS("--n", "+5"),             REFUSED("--n", "'+5'")},
-    {MULTI,  ARGS("--n=+5"),                REFUSED("--n", "'+5'")},
-    {MULTI,  ARGS("--n", " 5"),             REFUSED("--n", "' 5'")},
-    {MULTI,  ARGS("--n= 5"),                REFUSED("--n", "' 5'")},
-    {MULTI,  ARGS("--n", "5 "),             REFUSED("--n", "'5 '")},
-    {MULTI,  ARGS("--n=5 "),                REFUSED("--n", "'5 '")},
-    {MULTI,  ARGS("--n", "abc"),            REFUSED("--n", "'abc'")},
-    {MULTI,  ARGS("--n=abc"),               REFUSED("--n", "'abc'")},
-    {MULTI,  ARGS("--n", "12x"),            REFUSED("--n", "'12x'", "whole number")},
-    {MULTI,  ARGS("--n=12x"),               REFUSED("--n", "'12x'", "whole number")},
-    {MULTI,  ARGS("--n", "1e6"),            REFUSED("--n", "'1e6'")},
-    {MULTI,  ARGS("--n=1e6"),               REFUSED("--n", "'1e6'")},
-    {MULTI,  ARGS("--n", "0x10"),           REFUSED("--n", "'0x10'")},
-    {MULTI,  ARGS("--n=0x10"),              REFUSED("--n", "'0x10'")},
-    {MULTI,  ARGS("--n", "1.5"),            REFUSED("--n", "'1.5'")},
-    {MULTI,  ARGS("--n=1.5"),               REFUSED("--n", "'1.5'")},
-    /* FULLWIDTH DIGIT FIVE */
-    {MULTI,  ARGS("--n", "\xef\xbc\x95"),   REFUSED("--n", "\xef\xbc\x95")},
-    /* ARABIC-INDIC DIGIT THREE */
-    {MULTI,  ARGS("--n", "\xd9\xa3"),       REFUSED("--n", "\xd9\xa3")},
-    {MULTI,  ARGS("--n", "\xff\xfe"),       REFUSED("--n", "\xff\xfe")}, /* not UTF-8 at all */
-    /* a control character quoted in the sentence becomes '?': it stays on one line */
-    {MULTI,  ARGS("--n", "1\n2"),           REFUSED("--n", "'1?2'")},
-    {MULTI,  ARGS("--input", "a.npy", "x\ty"), REFUSED("unexpected argument", "'x?y'")},
-    {MULTI,  ARGS("--n=5", "--n=x"),        REFUSED("--n", "'x'")}, /* the last of two is wrong */
-    /* too large: says why */
-    {MULTI,  ARGS("--n", "99999999999999999999999"),
-        REFUSED("--n", "99999999999999999999999", "too large")},
-    {MULTI,  ARGS("--n=99999999999999999999999"),
-        REFUSED("--n", "99999999999999999999999", "too large")},
-    {MULTI,  ARGS("--n", "18446744073709551616"),
-        REFUSED("--n", "18446744073709551616", "too large")},
-    /* 2^62 int32s */
-    {MULTI,  ARGS("--n", "4611686018427387904"),
-        REFUSED("--n", "4611686018427387904", "too large")},
-    /* 2^64 */
-    {MULTI,  ARGS("--seed", "18446744073709551616"), REFUSED("--seed", "'18446744073709551616'")},
-    {MULTI,  ARGS("--seed", "99999999999999999999"), REFUSED("--seed", "'99999999999999999999'")},
-    {MULTI,  ARGS("--seed", "-1"),          REFUSED("--seed", "'-1'")},
-    {MULTI,  ARGS("--seed", "-0"),          REFUSED("--seed", "'-0'")},
-    {MULTI,  ARGS("--seed", ""),            REFUSED("--seed", "''")},
-    {MULTI,  ARGS("--seed", "seven"),       REFUSED("--seed", "'seven'")},
-    {MULTI,  ARGS("--seed=0x1"),            REFUSED("--seed", "'0x1'")},
-    /* names the limit */
-    {MULTI,  ARGS("--reps", "0"),           REFUSED("--reps", "'0'", "100000")},
-    {MULTI,  ARGS("--reps", "100001"),      REFUSED("--reps", "'100001'")},
-    {MULTI,  ARGS("--reps", "-3"),          REFUSED("--reps", "'-3'")},
-    {MULTI,  ARGS("--reps", ""),            REFUSED("--reps", "''")},
-    {MULTI,  ARGS("--reps="),               REFUSED("--reps", "''")},
-    {MULTI,  ARGS("--reps", "2.5"),         REFUSED("--reps", "'2.5'")},
-    {MULTI,  ARGS("--reps", "many"),        REFUSED("--reps", "'many'")},
-    {MULTI,  ARGS("--block", "48"),         REFUSED("--block", "'48'")},
-    {MULTI,  ARGS("--block", "16"),         REFUSED("--block", "'16'")},
-    {MULTI,  ARGS("--block", "2048"),       REFUSED("--block", "'2048'")},
-    {MULTI,  ARGS("--block", "0"),          REFUSED("--block", "'0'")},
-    {MULTI,  ARGS("--block", "256k"),       REFUSED("--block", "'256k'")},
-    {MULTI,  ARGS("--block", ""),           REFUSED("--block", "''")},
-    {MULTI,  ARGS("--block", "-256"),       REFUSED("--block", "'-256'")},
-    {MULTI,  ARGS("--block", "1"),          REFUSED("--block", "'1'")},
-    {MULTI,  ARGS("--block", "31"),         REFUSED("--block", "'31'")},
-    {MULTI,  ARGS("--block", "33"),         REFUSED("--block", "'33'")},
-    {MULTI,  ARGS("--block", "1023"),       REFUSED("--block", "'1023'")},
-    {MULTI,  ARGS("--block", "4096"),       REFUSED("--block", "'4096'")},
-    {SINGLE, ARGS("--block", "48"),         REFUSED("--block", "'48'")},
-    {SINGLE, ARGS("--block", "16"),         REFUSED("--block", "'16'")},
-    {SINGLE, ARGS("--block", "2048"),       REFUSED("--block", "'2048'")},
-    {SINGLE, ARGS("--block", "0"),          REFUSED("--block", "'0'")},
-    {SINGLE, ARGS("--block", "256k"),       REFUSED("--block", "'256k'")},
-    {SINGLE, ARGS("--block", ""),           REFUSED("--block", "''")},
-    {SINGLE, ARGS("--block", "-256"),       REFUSED("--block", "'-256'")},
-    {SINGLE, ARGS("--block", "1"),          REFUSED("--block", "'1'")},
-    {SINGLE, ARGS("--block", "31"),         REFUSED("--block", "'31'")},
-    {SINGLE, ARGS("--block", "33"),         REFUSED("--block", "'33'")},
-    {SINGLE, ARGS("--block", "1023"),       REFUSED("--block", "'1023'")},
-    {SINGLE, ARGS("--block", "4096"),       REFUSED("--block", "'4096'")},
-    {MULTI,  ARGS("--input", ""),           REFUSED("--input")},
-    {MULTI,  ARGS("--input="),              REFUSED("--input")},
-
-    /* --n and --input together */
-    {MULTI,  ARGS("--n", "100", "--input", "a.npy"), REFUSED("--n", "--input", "not both")},
-    {MULTI,  ARGS("--input", "a.npy", "--n", "100"), REFUSED("--n", "--input", "not both")},
-    {SINGLE, ARGS("--n=10", "--input=a.npy"), REFUSED("--n", "--input", "not both")},
-
+    /* --block: a single-block stage's n follows it (2 * block), the last one given */
+    {"m", ARGS("--block", "32"),            GIVES("n=16777216 seed=1 reps=20 block=32")},
+    {"s", ARGS("--block", "32"),            GIVES("n=64 seed=1 reps=20 block=32")},
+    {"s", ARGS("--block", "64"),            GIVES("n=128 seed=1 reps=20 block=64")},
+    {"s", ARGS("--block", "128"),           GIVES("n=256 seed=1 reps=20 block=128")},
+    {"s", ARGS("--block", "256"),           GIVES("n=512 seed=1 reps=20 block=256")},
+    {"s", ARGS("--block", "512"),           GIVES("n=1024 seed=1 reps=20 block=512")},
+    {"s", ARGS("--block", "1024"),          GIVES("n=2048 seed=1 reps=20 block=1024")},
+    {"s", ARGS("--block", "512", "--block", "64", "--block", "512", "--reps=9"),
+        GIVES("n=1024 seed=1 reps=9 block=512")},
+    /* --help stops the parse: what follows it is not looked at */
+    {"m", ARGS("--help"),
+        HELP("--n", "--input", "--seed", "--reps", "--block", MULTI_NAME, "(default: 16777216)")},
+    {"s", ARGS("--help"),
+        HELP("--n", "--input", "--seed", "--reps", "--block", SINGLE_NAME, "(default: 2048)")},
+    {"m", ARGS("--seed", "4", "--help", "--fast"), HELP("--block")},
+    /* Refused by both stages. BAD("--opt", "value"): one sentence that names --opt and quotes the
+     * value. */
+    BAD("--n", ""), BAD("--n", "-1"), BAD("--n", "+5"), BAD("--n", " 5"), BAD("--n", "5 "),
+    BAD("--n", "abc"), BAD("--n", "1e6"), BAD("--n", "0x10"), BAD("--n", "1.5"),
+    BAD("--n", "\xff\xfe"), /* not UTF-8 */ BAD("--n", "\xef\xbc\x95"), /* FULLWIDTH DIGIT FIVE */
+    BAD("--n", "\xd9\xa3"), /* ARABIC-INDIC DIGIT THREE */ BAD("--seed", "18446744073709551616"),
+    BAD("--seed", "99999999999999999999"), BAD("--seed", "-1"), BAD("--seed", "-0"),
+    BAD("--seed", ""), BAD("--seed", "seven"), BAD("--seed", "0x1"), BAD("--reps", "100001"),
+    BAD("--reps", "-3"), BAD("--reps", ""), BAD("--reps", "2.5"), BAD("--reps", "many"),
+    BAD("--block", "48"), BAD("--block", "16"), BAD("--block", "2048"), BAD("--block", "0"),
+    BAD("--block", "256k"), BAD("--block", ""), BAD("--block", "-256"), BAD("--block", "1"),
+    BAD("--block", "31"), BAD("--block", "33"), BAD("--block", "1023"), BAD("--block", "4096"),
+    {"ms", ARGS("--n", "1\n2"),             REFUSED("--n", "'1?2'")}, /* a control character: '?' */
+    {"ms", ARGS("--n", "12x"),              REFUSED("--n", "'12x'", "whole number")},
+    {"ms", ARGS("--reps", "0"),             REFUSED("--reps", "'0'", "100000")}, /* the limit */
+    {"ms", ARGS("--input", "a.npy", "x\ty"), REFUSED("unexpected argument", "'x?y'")},
+    {"ms", ARGS("--n=5", "--n=x"),          REFUSED("--n", "'x'")}, /* the last of two is wrong */
+    /* too large: says why (2^64; 2^62 int32s, one past the largest n on 64 bits) */
+    {"ms", ARGS("--n", "999999999999999999999"), REFUSED("--n 999999999999999999999 is too large")},
+    {"ms", ARGS("--n", "18446744073709551616"), REFUSED("--n 18446744073709551616 is too large")},
+    {"ms", ARGS("--n", "4611686018427387904"), REFUSED("--n 4611686018427387904 is too large")},
+    {"ms", ARGS("--input", ""),             REFUSED("--input")},
+    {"ms", ARGS("--n", "100", "--input", "a.npy"), REFUSED("--n", "--input", "not both")},
+    {"ms", ARGS("--input", "a.npy", "--n", "100"), REFUSED("--n", "--input", "not both")},
+    {"ms", ARGS("--n=10", "--input=a.npy"), REFUSED("--n", "--input", "not both")},
     /* Unknown options, a missing value, stray arguments */
-    {MULTI,  ARGS("--fast"),                REFUSED("unknown option", "--fast")},
-    {MULTI,  ARGS("--n", "5", "--fast"),    REFUSED("unknown option", "--fast")},
-    {MULTI,  ARGS("--size", "5"),           REFUSED("unknown option", "--size")},
-    {MULTI,  ARGS("-n", "5"),               REFUSED("unknown option", "-n")},
-    {MULTI,  ARGS("-xy"),                   REFUSED("unknown option", "'-x'")},
-    {MULTI,  ARGS("--help=1"),              REFUSED("--help takes no value")},
-    {MULTI,  ARGS("--n"),                   REFUSED("--n", "needs a value")},
-    {MULTI,  ARGS("--n", "5", "--seed"),    REFUSED("--seed", "needs a value")},
-    {MULTI,  ARGS("--n", "5", "--n"),       REFUSED("--n", "needs a value")},
-    {MULTI,  ARGS("--reps"),                REFUSED("--reps", "needs a value")},
-    {MULTI,  ARGS("--block"),               REFUSED("--block", "needs a value")},
-    {MULTI,  ARGS("--input"),               REFUSED("--input", "needs a value")},
-    {MULTI,  ARGS("stray"),                 REFUSED("unexpected argument", "'stray'")},
-    {MULTI,  ARGS("--n", "5", "stray"),     REFUSED("unexpected argument", "'stray'")},
-    {MULTI,  ARGS("stray", "--n", "5"),     REFUSED("unexpected argument", "'stray'")},
-    {MULTI,  ARGS("--seed", "1", "1000"),   REFUSED("unexpected argument", "'1000'")},
-    {MULTI,  ARGS(""),                      REFUSED("unexpected argument", "''")},
+    {"ms", ARGS("--fast"),                  REFUSED("unknown option", "'--fast'")},
+    {"ms", ARGS("--n", "5", "--fast"),      REFUSED("unknown option", "'--fast'")},
+    {"ms", ARGS("--size", "5"),             REFUSED("unknown option", "--size")},
+    {"ms", ARGS("-n", "5"),                 REFUSED("unknown option", "'-n'")},
+    {"ms", ARGS("-xy"),                     REFUSED("unknown option", "'-x'")},
+    {"ms", ARGS("--help=1"),                REFUSED("--help takes no value")},
+    MISSING("--n"), MISSING("--reps"), MISSING("--block"), MISSING("--input"),
+    {"ms", ARGS("--n", "5", "--seed"),      REFUSED("--seed", "needs a value")},
+    {"ms", ARGS("--n", "5", "--n"),         REFUSED("--n", "needs a value")},
+    {"ms", ARGS("stray"),                   REFUSED("unexpected argument", "'stray'")},
+    {"ms", ARGS("--n", "5", "stray"),       REFUSED("unexpected argument", "'stray'")},
+    {"ms", ARGS("stray", "--n", "5"),       REFUSED("unexpected argument", "'stray'")},
+    {"ms", ARGS("--seed", "1", "1000"),     REFUSED("unexpected argument", "'1000'")},
+    {"ms", ARGS(""),                        REFUSED("unexpected argument", "''")},
     /* the options end at "--" or at the first argument that is not one; the rest are arguments */
-    {MULTI,  ARGS("--", "--n", "5"),        REFUSED("unexpected argument", "'--n'")},
-    {MULTI,  ARGS("stray", "--fast"),       REFUSED("unexpected argument", "'stray'")},
-
-    /* The single-block limit n <= 2 * block: a refusal names the stage, the limit, the n given
-     * and the stage to use instead; the multi-block stage takes the same command lines. */
-    {SINGLE, ARGS("--n", "2048"),           GIVES("n=2048 seed=1 reps=20 block=1024")},
-    {SINGLE, ARGS("--n", "1"),              GIVES("n=1 seed=1 reps=20 block=1024")},
-    {SINGLE, ARGS("--n", "0"),              GIVES("n=0 seed=1 reps=20 block=1024")},
-    {SINGLE, ARGS("--n", "2049"),
-        REFUSED("2048", "step05_segmented", SINGLE_NAME, "2049")},
-    {SINGLE, ARGS("--block", "64", "--n", "129"),
-        REFUSED("128", "step05_segmented", SINGLE_NAME, "129")},
-    {SINGLE, ARGS("--n", "129", "--block", "64"), REFUSED("128", "step05_segmented")},
-    {SINGLE, ARGS("--n", "128", "--block", "64"), GIVES("n=128 seed=1 reps=20 block=64")},
-    {SINGLE, ARGS("--block=64", "--n=128"), GIVES("n=128 seed=1 reps=20 block=64")},
-    {MULTI,  ARGS("--n", "2049"),           GIVES("n=2049 seed=1 reps=20 block=256")},
-    {MULTI,  ARGS("--block", "64", "--n", "129"), GIVES("n=129 seed=1 reps=20 block=64")},
+    {"ms", ARGS("--", "--n", "5"),          REFUSED("unexpected argument", "'--n'")},
+    {"ms", ARGS("stray", "--fast"),         REFUSED("unexpected argument", "'stray'")},
+    /* The single-block limit n <= 2 * block: the refusal names the stage, the limit, the n given
+     * and the stage to use instead; the multi-block stage takes the same lines */
+    {"s", ARGS("--n", "2048"),              GIVES("n=2048 seed=1 reps=20 block=1024")},
+    {"s", ARGS("--n", "2049"),              REFUSED("2048", MULTI_NAME, SINGLE_NAME, "2049")},
+    {"s", ARGS("--block", "64", "--n", "129"), REFUSED("128", MULTI_NAME, SINGLE_NAME, "129")},
+    {"s", ARGS("--n", "129", "--block", "64"), REFUSED("128", MULTI_NAME, SINGLE_NAME, "129")},
+    {"s", ARGS("--n", "128", "--block", "64"), GIVES("n=128 seed=1 reps=20 block=64")},
+    {"m", ARGS("--n", "2049"),              GIVES("n=2049 seed=1 reps=20 block=256")},
+    {"m", ARGS("--block", "64", "--n", "129"), GIVES("n=129 seed=1 reps=20 block=64")},
 };
 // clang-format on
-
-static char err[512];
-
-/* err holds one sentence: not empty, not cut off, one line, ending with a full stop. */
-static void expect_one_sentence(const char *what)
-{
-    size_t len = strlen(err);
-    cr_expect_gt(len, 0, "%s: empty error message", what);
-    cr_expect_lt(len, sizeof err - 1, "%s: error message cut off: %s", what, err);
-    cr_expect_null(strchr(err, '\n'), "%s: error message has a line break: %s", what, err);
-    if (len > 0)
-        cr_expect_eq(err[len - 1], '.', "%s: error message is not a sentence: %s", what, err);
-}
-
-/* Parses the row's command line as its stage and checks what the row says. */
-static void check(const struct command_line *c)
-{
-    const struct stage_info *stage = c->single ? &single_stage : &multi_stage;
-    char what[4200], *argv[MAX_ARGS + 2] = {"prog"};
-    for (int i = 0; i < c->argc; ++i)
-        argv[i + 1] = (char *)c->argv[i];
-    argv[c->argc + 1] = NULL;
-    snprintf(what, sizeof what, "%s %s", c->single ? SINGLE_NAME : MULTI_NAME, show_args(argv + 1));
-
-    char *usage = NULL;
-    size_t usage_len = 0;
-    FILE *out = open_memstream(&usage, &usage_len);
-    cr_assert_not_null(out);
-    struct options opt;
-    memset(&opt, 0xA5, sizeof opt); /* garbage: every field must be set by the parse */
-    err[0] = '\0';
-    int status = options_parse(c->argc + 1, argv, c->single ? SINGLE_NAME : MULTI_NAME, stage, &opt,
-                               out, err, sizeof err);
-    fclose(out);
-    cr_assert_eq(status, c->status, "%s: returned %d, expected %d (%s)", what, status, c->status,
-                 err);
-    if (status == 0) {
-        cr_assert(c->values[0], "%s: the row gives no values", what);
-        char got[sizeof c->values + 64];
-        int len = snprintf(got, sizeof got, "n=%zu seed=%" PRIu64 " reps=%d block=%u", opt.n,
-                           opt.seed, opt.reps, opt.block);
-        if (opt.input_path != NULL)
-            snprintf(got + len, sizeof got - (size_t)len, " input=%s", opt.input_path);
-        cr_expect_str_eq(got, c->values, "%s: gave %s, expected %s", what, got, c->values);
-        cr_expect_str_empty(err, "%s: accepted, yet wrote an error: %s", what, err);
-    } else {
-        cr_assert(c->words[0][0], "%s: the row names no word to look for", what);
-        const char *text = status == 1 ? usage : err;
-        if (status == 1)
-            cr_expect_str_empty(err, "%s: --help wrote an error: %s", what, err);
-        else
-            expect_one_sentence(what);
-        for (int w = 0; w < MAX_WORDS && c->words[w][0]; ++w)
-            cr_expect_not_null(strstr(text, c->words[w]), "%s: '%s' is not in: %s", what,
-                               c->words[w], text);
-    }
-    cr_expect_eq(usage_len > 0, status == 1, "%s: returned %d, and %s the usage", what, status,
-                 usage_len > 0 ? "printed" : "did not print");
-    free(usage);
-}
 
 ParameterizedTestParameters(options, command_line)
 {
@@ -310,141 +197,204 @@ ParameterizedTestParameters(options, command_line)
 
 ParameterizedTest(struct command_line *c, options, command_line)
 {
-    check(c);
-}
-
-/* The defaults the table spells out are the harness's named constants. */
-Test(options, defaults_are_the_named_constants)
-{
-    cr_expect_eq(DEFAULT_N, (size_t)1 << 24);
-    cr_expect_eq(DEFAULT_REPS, 20);
-    cr_expect_eq(MAX_REPS, 100000);
-    cr_expect_eq(default_block(&multi_stage), 256u);
-    cr_expect_eq(default_block(&single_stage), 1024u);
-}
-
-/* Each parse starts afresh: nothing carries over from the previous command line. */
-Test(options, parses_are_independent)
-{
-    static const struct command_line lines[] = {
-        {MULTI, ARGS("--n", "5", "--seed", "9", "--reps", "3", "--block", "64"),
-         GIVES("n=5 seed=9 reps=3 block=64")},
-        {MULTI, ARGS("--fast"), REFUSED("--fast")},
-        {MULTI, ARGS("--input", "a.npy", "--block", "32"),
-         GIVES("n=16777216 seed=1 reps=20 block=32 input=a.npy")},
-        {MULTI, NO_ARGS, GIVES("n=16777216 seed=1 reps=20 block=256")},
-    };
-    for (size_t i = 0; i < COUNT(lines); ++i)
-        check(&lines[i]);
-}
-
-/* The largest n whose bytes the machine can address is taken; one more is refused. */
-Test(options, n_at_the_address_limit)
-{
-    size_t limit = SIZE_MAX / sizeof(elem_t);
-    struct command_line max = {MULTI, ARGS("--n", "")}, over = {MULTI, ARGS("--n", "")};
-    snprintf(max.argv[1], ARG_LEN, "%zu", limit);
-    snprintf(max.values, sizeof max.values, "n=%zu seed=1 reps=20 block=256", limit);
-    check(&max);
-    snprintf(over.argv[1], ARG_LEN, "%llu", (unsigned long long)limit + 1);
-    over.status = EXIT_USAGE;
-    snprintf(over.words[0], sizeof over.words[0], "--n");
-    snprintf(over.words[1], sizeof over.words[1], "too large");
-    snprintf(over.words[2], sizeof over.words[2], "%s", over.argv[1]);
-    check(&over);
+    char eq[96], got[160];
+    bool pair = c->argc == 2 && !strncmp(c->argv[0], "--", 2) && !strchr(c->argv[0], '=');
+    for (const char *s = c->stages; *s; ++s)
+        for (int joined = 0; joined <= pair; ++joined) { /* "--opt value", then "--opt=value" */
+            char *argv[10] = {"prog"};
+            int argc = c->argc + 1;
+            for (int i = 0; i < c->argc; ++i)
+                argv[i + 1] = c->argv[i];
+            if (joined)
+                snprintf(eq, sizeof eq, "%s=%s", argv[1], argv[2]), argv[1] = eq, argv[--argc] = 0;
+            struct options opt;
+            int rc = parse(*s, argc, argv, &opt);
+            cr_assert_eq(rc, c->status, "%s: returned %d, not %d (%s)", line, rc, c->status, err);
+            if (rc == 0) {
+                int len = snprintf(got, sizeof got, "n=%zu seed=%" PRIu64 " reps=%d block=%u",
+                                   opt.n, opt.seed, opt.reps, opt.block);
+                if (opt.input_path != NULL)
+                    snprintf(got + len, sizeof got - (size_t)len, " input=%s", opt.input_path);
+                cr_expect_str_eq(got, c->words[0], "%s: gave %s, not %s", line, got, c->words[0]);
+            }
+            for (int w = 0; rc != 0 && w < 8 && c->words[w][0]; ++w)
+                cr_expect_not_null(strstr(rc == 1 ? help : err, c->words[w]), "%s: no '%s' in: %s",
+                                   line, c->words[w], rc == 1 ? help : err);
+        }
 }
 
 Test(options, check_n)
 {
-    char msg[512];
-    cr_expect_eq(options_check_n(0, 256, MULTI_NAME, &multi_stage, msg, sizeof msg), 0);
-    cr_expect_eq(options_check_n(DEFAULT_N, 32, MULTI_NAME, &multi_stage, msg, sizeof msg), 0);
-#if SIZE_MAX > UINT32_MAX
-    cr_expect_eq(options_check_n((size_t)1 << 33, 256, MULTI_NAME, &multi_stage, msg, sizeof msg),
-                 0, "%s", msg);
-#endif
-    cr_expect_eq(
-        options_check_n(SIZE_MAX / sizeof(elem_t), 256, MULTI_NAME, &multi_stage, msg, sizeof msg),
-        0);
-    msg[0] = '\0';
-    cr_expect_eq(options_check_n(SIZE_MAX, 256, MULTI_NAME, &multi_stage, msg, sizeof msg),
-                 EXIT_USAGE);
-    cr_expect_gt(strlen(msg), 0);
-
+    char msg[512] = "";
+#define CHECK_N(n, block, s) options_check_n(n, block, s##_NAME, &s, msg, sizeof msg)
+    cr_expect_eq(CHECK_N(0, 256, MULTI), 0, "%s", msg);
+    cr_expect_eq(CHECK_N(DEFAULT_N, 32, MULTI), 0, "%s", msg);
+    cr_expect_eq(CHECK_N((size_t)1 << 33, 256, MULTI), 0, "%s", msg);
+    cr_expect_eq(CHECK_N(SIZE_MAX / sizeof(elem_t), 256, MULTI), 0, "%s", msg);
+    cr_expect(CHECK_N(SIZE_MAX, 256, MULTI) == EXIT_USAGE && msg[0], "more bytes than addressable");
     for (unsigned int block = BLOCK_MIN; block <= BLOCK_MAX; block *= 2) {
-        cr_expect_eq(
-            options_check_n(2 * (size_t)block, block, SINGLE_NAME, &single_stage, msg, sizeof msg),
-            0, "%s", msg);
+        cr_expect_eq(CHECK_N(2 * (size_t)block, block, SINGLE), 0, "%s", msg);
         msg[0] = '\0';
-        cr_expect_eq(options_check_n(2 * (size_t)block + 1, block, SINGLE_NAME, &single_stage, msg,
-                                     sizeof msg),
-                     EXIT_USAGE, "block %u took n = 2 * block + 1", block);
-        cr_expect_not_null(strstr(msg, "step05_segmented"), "%s", msg);
-        cr_expect_not_null(strstr(msg, SINGLE_NAME), "%s", msg);
+        cr_expect_eq(CHECK_N(2 * (size_t)block + 1, block, SINGLE), EXIT_USAGE, "block %u", block);
+        cr_expect(strstr(msg, MULTI_NAME) && strstr(msg, SINGLE_NAME), "%s", msg);
     }
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* parse_unsigned, which every numeric option goes through: a table of its own                */
+/* parse_unsigned, which every numeric option goes through: its own table. */
+Test(options, parse_unsigned)
+{
+    const uint64_t M64 = UINT64_MAX;
+    // clang-format off
+    static const struct { const char *text; uint64_t max; int status; uint64_t value; } CASES[] = {
+        {"0", 0, 0, 0}, {"0", M64, 0, 0}, {"000", 10, 0, 0}, {"1000", 1000, 0, 1000},
+        {"999", 1000, 0, 999}, {"10", 10, 0, 10}, {"4294967295", UINT32_MAX, 0, UINT32_MAX},
+        {"18446744073709551615", M64, 0, M64}, {"18446744073709551610", M64, 0, M64 - 5},
+        {"1001", 1000, -1, 0}, {"10000", 1000, -1, 0}, {"11", 10, -1, 0},
+        {"4294967296", UINT32_MAX, -1, 0}, {"18446744073709551616", M64, -1, 0}, /* 2^64 */
+        {"18446744073709551620", M64, -1, 0}, {"99999999999999999999999", M64, -1, 0},
+        {"", M64, -1, 0}, {NULL, M64, -1, 0}, {"-1", M64, -1, 0}, {"+5", M64, -1, 0},
+        {" 5", M64, -1, 0}, {"5 ", M64, -1, 0}, {"abc", M64, -1, 0}, {"12x", M64, -1, 0},
+        {"1e6", M64, -1, 0}, {"0x10", M64, -1, 0}, {"1.0", M64, -1, 0}, {"1,000", M64, -1, 0},
+        {"5\n", M64, -1, 0}}; /* status 0: taken, with that value; -1: refused */
+    // clang-format on
+    for (size_t i = 0; i < COUNT(CASES); ++i) {
+        uint64_t v = 12345; /* so that a success must write the value */
+        int status = parse_unsigned(CASES[i].text, CASES[i].max, &v);
+        cr_expect(status == CASES[i].status && (status || v == CASES[i].value),
+                  "'%s' with max %" PRIu64 ": returned %d, value %" PRIu64, CASES[i].text,
+                  CASES[i].max, status, v);
+    }
+}
 
-struct unsigned_case {
-    char text[32];
-    uint64_t max;
-    int status;     /* 0 taken, -1 refused */
-    uint64_t value; /* taken: the value */
-};
-
+/* ---- The fuzz loop ---- A line is made piece by piece, each piece's fate known from --help's
+ * rules as it is made (numbers checked with strtoull, which shares nothing with parse_unsigned):
+ * a value taken sets its option, the last one given wins; the first piece that breaks a rule
+ * decides the refusal and a word of it; the options end at "--" or at the first word. After a
+ * garbage piece (anything at all) nothing is predicted, and parse()'s checks alone hold. */
+static uint64_t rng = 0x9E3779B97F4A7C15ull; /* a fixed seed: a failure reproduces */
+static char tokens[MAX_ARGS][192];
+static const char *const FLAGS[] = {"--n", "--seed", "--reps", "--block", "--input"};
+static const uint64_t LO[] = {0, 0, 1, BLOCK_MIN}, /* the range of --n, --seed, --reps, --block */
+    HI[] = {SIZE_MAX / sizeof(elem_t), UINT64_MAX, MAX_REPS, BLOCK_MAX};
 // clang-format off
-static const struct unsigned_case UNSIGNED_CASES[] = {
-    {"0", 0, 0, 0},
-    {"0", UINT64_MAX, 0, 0},
-    {"000", 10, 0, 0},
-    {"1000", 1000, 0, 1000}, /* max exactly */
-    {"999", 1000, 0, 999},
-    {"10", 10, 0, 10},
-    {"18446744073709551615", UINT64_MAX, 0, UINT64_MAX},
-    {"18446744073709551610", UINT64_MAX, 0, UINT64_MAX - 5},
-    {"4294967295", UINT32_MAX, 0, UINT32_MAX},
-    {"1001", 1000, -1, 0}, /* max + 1 */
-    {"10000", 1000, -1, 0},
-    {"11", 10, -1, 0},
-    {"18446744073709551616", UINT64_MAX, -1, 0}, /* 2^64 */
-    {"18446744073709551620", UINT64_MAX, -1, 0},
-    {"99999999999999999999999", UINT64_MAX, -1, 0},
-    {"4294967296", UINT32_MAX, -1, 0},
-    {"", UINT64_MAX, -1, 0},
-    {"-1", UINT64_MAX, -1, 0},
-    {"+5", UINT64_MAX, -1, 0},
-    {" 5", UINT64_MAX, -1, 0},
-    {"5 ", UINT64_MAX, -1, 0},
-    {"abc", UINT64_MAX, -1, 0},
-    {"12x", UINT64_MAX, -1, 0},
-    {"1e6", UINT64_MAX, -1, 0},
-    {"0x10", UINT64_MAX, -1, 0},
-    {"1.0", UINT64_MAX, -1, 0},
-    {"1,000", UINT64_MAX, -1, 0},
-    {"5\n", UINT64_MAX, -1, 0},
-};
+static const char *const ODD[] = { /* values and spellings that have broken option parsers */
+    "", "00", "-1", "+1", "-0", "007", "31", "33", "1023", "1025", "2049", "100001", "4294967296",
+    "18446744073709551616", "1000000000000000000000000000000", "1e3", "1.0", ".5", "0x20", "1,000",
+    "0000000000000000000000000000000000000032", "1_000", "1 000", " 5", "5 ", "5\t", "12x", "nan",
+    "-inf", "=", "==5", "--", "-", "%s%n%s", "'5'", "\xef\xbc\x95", "\xd9\xa3", "\xe2\x80\x93" "5",
+    "5\xcc\xb8", "\xff\xfe", "\xc3", "\x80", "\x7f", "\x1b[31m5", "/tmp/x y\xc3\xa9.npy", "--help",
+    "--n", "--s", "--se", "--r", "--b", "--blo", "--i", "--inp", "--h", "--he", "---n", "--N",
+    "-nn", "-s", "-h", "-xy", "-:", "-?", "--=", "--=5", "--n=", "--help=", "--n==", "--b=64",
+    "--\xc3\xa9"};
+static const char *const PIECES[][2] = { /* an argument, a word of its refusal; --help: none */
+    {"--help", NULL}, {"-h", NULL}, {"--", NULL}, {"--frobnicate", "unknown option"},
+    {"--nn", "unknown option"}, {"--x=1", "unknown option"}, {"-n", "unknown option '-n'"},
+    {"-xy", "unknown option '-x'"}, {"--help=1", "--help takes no value"}, {"-5", "'-5'"},
+    {"stray", "unexpected argument"}, {"", "unexpected argument"}, {"-", "unexpected argument"}};
 // clang-format on
+static uint64_t want[4];                  /* what a made line must give: n, seed, reps, block, */
+static const char *want_path, *want_word; /* the path (into the line), a refusal's word, */
+static int want_rc;                       /* the status (-1: not predicted) */
 
-ParameterizedTestParameters(options, parse_unsigned)
+/* A value for FLAGS[i]: half the time one it takes; else an odd one, an edge of its range (its
+ * least or greatest value, or one past), up to 40 random digits or random bytes 1..255. */
+static void random_value(uint32_t i, char *out, size_t len)
 {
-    return cr_make_param_array(struct unsigned_case, UNSIGNED_CASES, COUNT(UNSIGNED_CASES));
+    uint32_t kind = random_below(&rng, 8), d = 1 + random_below(&rng, 40);
+    uint64_t r = splitmix64(&rng), edge = r % 2 ? HI[i % 4] : LO[i % 4];
+    uint64_t taken[] = {r % (r >> 63 ? 4097 : 1u << 30), r, 1 + r % MAX_REPS, 32u << r % 6, r};
+    if (kind < 4)
+        snprintf(out, len, "%" PRIu64 "%s", taken[i], i == 4 ? ".npy" : "");
+    else if (kind == 4)
+        snprintf(out, len, "%s", ODD[r % COUNT(ODD)]);
+    else if (kind == 5 && i < 4) /* past 0 and 2^64 - 1 it wraps: ODD has "-1" and 2^64 */
+        snprintf(out, len, "%" PRIu64, r % 4 < 2 ? edge : r % 2 ? edge + 1 : edge - 1);
+    else
+        for (out[d] = '\0'; d-- > 0;)
+            out[d] = (char)(kind == 6 ? '0' + random_below(&rng, 10) : 1 + random_below(&rng, 255));
 }
 
-ParameterizedTest(struct unsigned_case *c, options, parse_unsigned)
+/* Makes a command line for `stage` in argv, and what it must give in want*. Returns argc. */
+static int make_line(char **argv, const struct stage_info *stage)
 {
-    uint64_t v = 12345; /* so that a success must write the value */
-    int status = parse_unsigned(c->text, c->max, &v);
-    cr_expect_eq(status, c->status, "'%s' with max %" PRIu64 ": returned %d (value %" PRIu64 ")",
-                 c->text, c->max, status, v);
-    if (c->status == 0)
-        cr_expect_eq(v, c->value, "'%s' with max %" PRIu64 ": %" PRIu64 ", expected %" PRIu64,
-                     c->text, c->max, v, c->value);
+    bool decided = false, ended = false, n_given = false;
+    int argc = 1;
+    want[1] = 1, want[2] = DEFAULT_REPS, want[3] = default_block(stage), want_path = 0, want_rc = 0;
+#define DECIDE(rc, word) (void)(decided || (decided = true, want_rc = (rc), want_word = (word)))
+    for (uint32_t k = random_below(&rng, 8); k > 0 && argc + 2 < MAX_ARGS; --k) {
+        uint32_t r = random_below(&rng, 100), i = random_below(&rng, 5);
+        char *tok = tokens[argc], value[128];
+        if (ended) /* after "--" every piece is an argument */
+            DECIDE(EXIT_USAGE, "unexpected argument");
+        if (r < 55) { /* --NAME VALUE or --NAME=VALUE */
+            random_value(i, value, sizeof value);
+            snprintf(tok, sizeof tokens[0], r % 2 ? "%s=%s" : "%s", FLAGS[i], value);
+            argv[argc++] = tok;
+            if (r % 2 == 0)
+                argv[argc] = strcpy(tokens[argc], value), argc++;
+            errno = 0;
+            uint64_t v = strtoull(value, NULL, 10);
+            if (i == 4 ? !*value
+                       : !*value || strspn(value, "0123456789") != strlen(value) ||
+                             errno == ERANGE || v < LO[i] || v > HI[i] || (i == 3 && (v & (v - 1))))
+                DECIDE(EXIT_USAGE, FLAGS[i]);
+            else if (!decided && i == 4) /* taken: the last one given wins */
+                want_path = argv[argc - 1] + (r % 2 ? strlen("--input=") : 0);
+            else if (!decided)
+                want[i] = v, n_given |= i == 0;
+        } else if (r < 75) { /* --help, -h, "--", an unknown option, a word */
+            const char *const *p = PIECES[random_below(&rng, COUNT(PIECES))];
+            argv[argc++] = (char *)p[0];
+            ended |= strcmp(p[0], "--") == 0;
+            if (strcmp(p[0], "--") != 0)
+                DECIDE(p[1] ? EXIT_USAGE : 1, p[1]);
+        } else if (r < 93) { /* garbage, glued to a value or not */
+            random_value(i, value, sizeof value);
+            snprintf(tok, sizeof tokens[0], "%s%s", ODD[random_below(&rng, COUNT(ODD))],
+                     r % 2 ? value : "");
+            argv[argc++] = tok;
+            DECIDE(-1, NULL);
+        } else { /* an option without its value, at the end */
+            argv[argc++] = (char *)FLAGS[i];
+            DECIDE(EXIT_USAGE, "needs a value");
+            break;
+        }
+    }
+    argv[argc] = NULL;
+    if (!n_given)
+        want[0] = stage->single_block ? 2 * want[3] : DEFAULT_N;
+    if (n_given && want_path)
+        DECIDE(EXIT_USAGE, "not both");
+    if (stage->single_block && want[0] > 2 * want[3])
+        DECIDE(EXIT_USAGE, MULTI_NAME);
+#undef DECIDE
+    return argc;
 }
 
-Test(options, parse_unsigned_null)
+Test(options, fuzz)
 {
-    uint64_t v;
-    cr_expect_eq(parse_unsigned(NULL, UINT64_MAX, &v), -1);
+    int seen[2][3] = {{0}};
+    struct options o;
+    for (int l = 0; l < 6000; ++l) {
+        char *argv[MAX_ARGS + 1], s = "ms"[l % 2];
+        int argc = make_line(argv, s == 's' ? &SINGLE : &MULTI), rc = parse(s, argc, argv, &o);
+        if (want_rc == -1) /* not predicted: parse()'s checks alone */
+            continue;
+        seen[l % 2][rc == EXIT_USAGE ? 2 : rc]++;
+        cr_assert_eq(rc, want_rc, "%s: returned %d, not %d (%s)", line, rc, want_rc, err);
+        cr_assert(rc != EXIT_USAGE || strstr(err, want_word), "%s: no '%s': %s", line, want_word,
+                  err);
+        cr_assert(rc || (o.n == want[0] && o.seed == want[1] && (uint64_t)o.reps == want[2] &&
+                         o.block == want[3] && o.input_path == want_path),
+                  "%s: gave n=%zu seed=%" PRIu64 " reps=%d block=%u", line, o.n, o.seed, o.reps,
+                  o.block);
+    }
+    for (int s = 0; s < 2; ++s) /* taken, --help, refused: the lines reach every outcome */
+        cr_expect(seen[s][0] > 150 && seen[s][1] > 60 && seen[s][2] > 750, "%c: %d, %d, %d",
+                  "ms"[s], seen[s][0], seen[s][1], seen[s][2]);
+    static char huge[20000]; /* longer than err: the sentence is cut, terminated, on one line */
+    memset(huge, '7', sizeof huge - 1);
+    cr_expect_eq(parse('m', 3, (char *[]){"prog", "--n", huge, NULL}, &o), EXIT_USAGE);
+    memset(huge, 'x', sizeof huge - 1); /* a path that long is the file system's problem */
+    cr_expect_eq(parse('m', 3, (char *[]){"prog", "--input", huge, NULL}, &o), 0);
 }
