@@ -218,7 +218,7 @@ accuracy-tables: $(addprefix $(BUILD)/accuracy_,$(SHORT))
 figures: ## draw each stage's thread-to-data mapping into figures/stepNN.png (figures/mapping.py)
 	@python3 figures/mapping.py --png figures
 
-slides: ## build the lecture deck build/slides/reduction.pdf (pandoc + Beamer)
+slides: ## the lecture deck build/slides/reduction.pdf (stages 0-7) and appendix.pdf (8-9), pandoc + Beamer
 	@bash slides/build.sh
 
 .PHONY: handout

@@ -12,13 +12,18 @@ The figure functions only say where each row goes.
 
   python3 figures/mapping.py --tex DIR   DIR/step01.tex .. step07.tex: bare tikzpictures for the
                                          deck, which defines deckblue and deckgray and loads
-                                         tikz with the arrows.meta library
+                                         tikz with the arrows.meta library; and the deck's own
+                                         DIR/coalescing.tex (a warp's loads and their 32-byte
+                                         sectors, stages 3 and 2, at the launch's real size) and
+                                         DIR/coarsening.tex (the course notes' figure: two blocks
+                                         take 8 steps, one coarsened block 6), replayed alike
   python3 figures/mapping.py --png DIR   DIR/step01.png .. step07.png for the READMEs, through
                                          LuaLaTeX and pdftoppm (`make figures`); the LaTeX files
                                          and the PDF go to build/figures/
 
 Python 3 standard library only. Each picture fits a 16:9 Beamer frame under its title: at most
-12.5 cm x 6 cm (checked when rendering), and no text smaller than \\scriptsize.
+12.5 cm x 6 cm (checked when rendering), and no text smaller than \\scriptsize (8 pt): the deck
+scales a figure up to its frame, never below its natural size (slides/fontcheck.py checks).
 """
 import argparse
 import collections
@@ -198,9 +203,9 @@ def step01():
     return tr.finish(sum[0])
 
 
-def step02():
+def step02(n=16, block=8, warp=4):
     """Stage 2: thread t owns element 2t; the stride doubles; in place, in global memory."""
-    tr = Trace(example(16), grid=1, block=8, warp=4)
+    tr = Trace(example(n), grid=1, block=block, warp=warp)
     blockDim = tr.blockDim
     input = tr.array("input", "global", tr.n, tr.x)
     stride = 1
@@ -214,9 +219,9 @@ def step02():
     return tr.finish(input[0])
 
 
-def step03():
+def step03(n=16, block=8, warp=4):
     """Stage 3: thread t owns element t; the stride halves from blockDim.x; still in place."""
-    tr = Trace(example(16), grid=1, block=8, warp=4)
+    tr = Trace(example(n), grid=1, block=block, warp=warp)
     blockDim = tr.blockDim
     input = tr.array("input", "global", tr.n, tr.x)
     stride = blockDim
@@ -373,6 +378,85 @@ def warp_reduce(tr, blockIdx, x, which):
         offset //= 2
 
 
+def notes_segmented():
+    """The course notes' segmented kernel (smem_reduction, Strided+SMEM), at the size of their
+    coarsening figure: 2 blocks of 8 threads, a segment of 16 elements each."""
+    tr = Trace(example(32), grid=2, block=8, warp=4)
+    gridDim, blockDim = tr.gridDim, tr.blockDim
+    A = tr.array("A", "global", tr.n, tr.x)
+    sum = tr.array("sum", "global", 1)
+    for blockIdx in range(gridDim):
+        smem_buf = tr.array("smem_buf", "shared", blockDim)
+        segment = 2 * blockDim * blockIdx
+        tr.round(f"`A[i] + A[i + {blockDim}]`")
+        for t in tr.threads(blockIdx):
+            i = segment + t
+            smem_buf[t] = A[i] + A[i + blockDim]
+        shared_tree(tr, smem_buf, blockIdx)
+        tr.round("atomicAdd")
+        for t in tr.threads(blockIdx):
+            if t == 0:
+                tr.atomic_add(sum, 0, smem_buf[0])
+    return tr.finish(sum[0])
+
+
+def notes_coarse():
+    """The course notes' coarse_reduction: COARSE_FACTOR 2, one block of 8 threads, a segment of
+    32 elements; each thread sums its 4 elements in a register, then the tree."""
+    COARSE_FACTOR = 2
+    tr = Trace(example(32), grid=1, block=8, warp=4)
+    blockDim, blockIdx = tr.blockDim, 0
+    A = tr.array("A", "global", tr.n, tr.x)
+    sum = tr.array("sum", "global", 1)
+    smem_buf = tr.array("smem_buf", "shared", blockDim)
+    initial = tr.array("initial", "register", blockDim)
+    segment = COARSE_FACTOR * 2 * blockDim * blockIdx
+    tr.round("`initial = A[i]`")
+    for t in tr.threads(blockIdx):
+        initial[t] = A[segment + t]
+    for tile in range(1, COARSE_FACTOR * 2):
+        tr.round(f"`initial += A[i + {tile * blockDim}]`")
+        for t in tr.threads(blockIdx):
+            i = segment + t
+            initial[t] += A[tile * blockDim + i]
+    tr.round("store")
+    for t in tr.threads(blockIdx):
+        smem_buf[t] = initial[t]
+    shared_tree(tr, smem_buf, blockIdx)
+    tr.round("atomicAdd")
+    for t in tr.threads(blockIdx):
+        if t == 0:
+            tr.atomic_add(sum, 0, smem_buf[0])
+    return tr.finish(sum[0])
+
+
+def steps(tr, block):
+    """The rounds in which a thread of block adds (a write of two operands or more), atomics
+    left out: the steps of the notes' coarsening figure."""
+    return [r for r in range(1, len(tr.rounds)) if tr.rounds[r] != "atomicAdd" and any(
+        w.round == r and w.block == block and len(w.parts) > 1 for w in tr.writes)]
+
+
+SECTOR = 32  # bytes: what the L1 fetches from the L2 for a global load, at the least
+
+
+def sector_reads(tr, size=4):
+    """{(round, warp, k): the 32-byte sectors of input that the k-th load of each thread of the
+    warp touches in that round}, and the loads outside every thread (the host's final read),
+    each a request of its own."""
+    out, kth, extra = collections.defaultdict(set), collections.Counter(), 0
+    for r in tr.reads:
+        if r.array.name != "input":
+            continue
+        if r.thread is None:
+            extra += 1
+            continue
+        k = kth[r.round, r.thread]
+        kth[r.round, r.thread] += 1
+        out[r.round, r.thread // tr.warp_size, k].add(r.index * size // SECTOR)
+    return out, extra
+
+
 # ------------------------------------------------------------------------------------------------
 # The emitter: one TikZ vocabulary for every picture, in centimetres, at computed coordinates.
 
@@ -404,6 +488,7 @@ STYLES = {
     "labb": "lab, text=deckblue",
     "num": "lab, text=black",
     "band": "fill=deckblue!6, rounded corners=3pt",
+    "bandgrey": "fill=deckgray!10, rounded corners=3pt",
     "box": "draw=deckgray!60, rounded corners=3pt",
     "tick": "draw=deckgray!70",
     "vec": "draw=deckblue, thick",
@@ -463,7 +548,7 @@ class Picture:
             f"\\draw[{style}] ({a[0]:.2f},{a[1]:.2f}) -- ({b[0]:.2f},{b[1]:.2f});")
 
     def rect(self, x1, y1, x2, y2, style, layer="back"):
-        cmd = "\\fill" if style == "band" else "\\draw"
+        cmd = "\\fill" if style.startswith("band") else "\\draw"
         self.layers[layer].append(
             f"{cmd}[{style}] ({x1:.2f},{y1:.2f}) rectangle ({x2:.2f},{y2:.2f});")
 
@@ -772,6 +857,99 @@ def figure07(tr, g=0.27, x0=0.95, dy=0.47):
     return pic
 
 
+def figure_coalescing(tr2, tr3, x0=1.5, pl=0.42, pe=0.21):
+    """One warp's global loads in one round, from the replays at the launch's real size (1024
+    threads, n = 2048, warps of 32): (a) stage 3's first round, (b) stage 2's third; the memory
+    as 32-byte sectors of 8 elements. Then both stages' sector reads over the whole block."""
+    pic = Picture()
+    lane_x = lambda l: x0 + pl / 2 + l * pl
+    elem_x = lambda e: x0 + pe / 2 + e * pe
+    per = SECTOR // 4  # elements a sector
+
+    def panel(tr, rnd, y, title, summary, sector_labels):
+        loads, _ = sector_reads(tr)
+        reads = [r for r in tr.reads if r.round == rnd and r.thread is not None
+                 and r.thread < tr.warp_size and r.array.name == "input"]
+        first = {}
+        for r in reads:  # the first load of each lane (k = 0): input[i]
+            first.setdefault(r.thread, r.index)
+        sectors = loads[rnd, 0, 0]
+        assert sectors == {e * 4 // SECTOR for e in first.values()}
+        pic.text((0, y), title)
+        ly, my = y - 0.5, y - 1.5
+        pic.text((x0 - 0.1, ly), "lanes", anchor="east")
+        pic.text((x0 - 0.1, my), "`input`", anchor="east")
+        for lane in range(tr.warp_size):  # numbered every 4 lanes, and the last
+            label = str(lane) if lane % 4 == 0 or lane == tr.warp_size - 1 else ""
+            pic.node((lane_x(lane), ly), label, "thr" if lane in first else "idle")
+        span = 8 * per  # the elements drawn: 8 sectors
+        for e in range(span):
+            used = e in first.values()
+            pic.node((elem_x(e), my), "", "cell, fill=deckblue!55" if used else "cell",
+                     width=pe)
+        for k in range(span // per):
+            x1, x2 = elem_x(k * per) - pe / 2, elem_x((k + 1) * per - 1) + pe / 2
+            touched = k in sectors
+            pic.rect(x1, my - ROW_H / 2, x2, my + ROW_H / 2,
+                     "draw=deckblue, very thick" if touched else "draw=deckgray!60", "front")
+            if sector_labels:
+                pic.text(((x1 + x2) / 2, my - ROW_H / 2 - 0.05), f"sector {k}", anchor="north")
+        for lane, e in first.items():
+            pic.line((lane_x(lane), ly - R), (elem_x(e), my + ROW_H / 2))
+        pic.text((x0, my - (0.9 if sector_labels else 0.45)), summary.format(
+            loads=len(first), sectors=len(sectors), fetched=SECTOR * len(sectors),
+            used=4 * len(first)))
+
+    panel(tr3, 1, 0.0, "(a) stage 3, round 1 (stride 1024): lane t loads `input[t]`, then"
+          " `input[t + 1024]`", "{loads} loads of 4 bytes, in a row: [{sectors} sectors] of 32"
+          " bytes, {fetched} bytes fetched, {used} used", True)
+    panel(tr2, 3, -2.95, "(b) stage 2, round 3 (stride 4): lane t loads `input[2t]` if `t % 4"
+          " == 0`, then `input[2t + 4]`", "{loads} loads of 4 bytes, 8 elements apart: [{sectors}"
+          " sectors], {fetched} bytes fetched, {used} used", False)
+    totals = []
+    for tr in (tr2, tr3):
+        loads, extra = sector_reads(tr)
+        totals.append(sum(len(v) for v in loads.values()) + extra)
+    pic.text((0, -5.45), f"One block, n = {tr2.n}, every round, both loads and thread 0's last"
+             f" read: stage 2 reads [{totals[0]} sectors], stage 3 [{totals[1]}]")
+    return pic
+
+
+def figure_coarsening(seg, coarse, pitch=0.43, dy=0.55):
+    """The course notes' coarsening figure, from the replays of their two kernels: each step a
+    row of the block's threads, blue while they add. (a) two blocks of 8 threads, one after the
+    other (a GPU that holds one block at a time); (b) one coarsened block."""
+    pic = Picture()
+    rows_a = [(b, r) for b in range(seg.gridDim) for r in steps(seg, b)]
+    rows_b = [(0, r) for r in steps(coarse, 0)]
+    xa, xb = 1.4, 8.25
+
+    def panel(tr, rows, x, title, total):
+        pic.text((x - 0.3, 0.45), title, anchor="west")
+        for k, (b, r) in enumerate(rows, 1):
+            y = -k * dy
+            active = tr.writers(r, b)
+            for t in range(tr.blockDim):
+                pic.node((x + t * pitch, y), str(t), "thr" if t in active else "idle")
+            pic.text((x + (tr.blockDim - 0.5) * pitch + 0.1, y), tr.rounds[r])
+            if tr.gridDim > 1 and k > 1 and rows[k - 2][0] == b and (k < 3 or rows[k - 3][0] != b):
+                pic.text((xb - 0.55, y), f"[block {b}]", anchor="east")  # on its second row
+        pic.text((x - 0.3, -(len(rows_a) + 1) * dy - 0.05), total)
+
+    for k in range(1, max(len(rows_a), len(rows_b)) + 1):
+        pic.text((0.95, -k * dy), f"step {k}", anchor="east")
+    for b in range(seg.gridDim):  # a band behind each block's steps
+        ks = [k for k, (bb, _) in enumerate(rows_a, 1) if bb == b]
+        pic.rect(xa - 0.3, -ks[-1] * dy - 0.25, xb - 0.45, -ks[0] * dy + 0.25,
+                 "band" if b % 2 == 0 else "bandgrey")
+    n_a, n_b = len(rows_a), len(rows_b)
+    panel(seg, rows_a, xa, f"(a) {seg.gridDim} blocks of {seg.blockDim} threads, "
+          f"{2 * seg.blockDim} elements each", f"[{n_a} steps]: block 1 waits for block 0's end")
+    panel(coarse, rows_b, xb, f"(b) 1 block of {coarse.blockDim} threads, {coarse.n} elements "
+          "(`COARSE_FACTOR` 2)", f"[{n_b} steps]: 3 adds in a register, then the tree")
+    return pic
+
+
 FIGURES = [  # name, caption, replay, figure
     ("step01", "Stage 1: one atomicAdd per element", step01, figure01),
     ("step02", "Stage 2: interleaved addressing, thread t owns element 2t", step02,
@@ -786,10 +964,21 @@ FIGURES = [  # name, caption, replay, figure
 ]
 
 
-def pictures():
-    """(name, caption, Picture) for stages 1-7; stops at the first replay that is wrong."""
+# The deck's other figures, written by --tex only (no PNG, no lesson shows them).
+DECK_FIGURES = [
+    ("coalescing", "A warp's loads and the 32-byte sectors they touch, stages 3 and 2",
+     lambda: (step02(2048, 1024, 32), step03(2048, 1024, 32)),
+     lambda trs: figure_coalescing(*trs)),
+    ("coarsening", "The course notes' coarsening figure: two blocks, 8 steps; one coarsened, 6",
+     lambda: (notes_segmented(), notes_coarse()), lambda trs: figure_coarsening(*trs)),
+]
+
+
+def pictures(figures=FIGURES):
+    """(name, caption, Picture) for stages 1-7 (or figures); stops at the first replay that is
+    wrong."""
     out = []
-    for name, caption, replay, figure in FIGURES:
+    for name, caption, replay, figure in figures:
         try:
             tr = replay()
         except AssertionError as e:
@@ -908,7 +1097,8 @@ def main():
         ap.error("say --tex DIR, --png DIR, or both")
     pics = pictures()
     if args.tex:
-        for path, (_, caption, _) in zip(write_tex(pics, args.tex), pics):
+        deck = pics + pictures(DECK_FIGURES)
+        for path, (_, caption, _) in zip(write_tex(deck, args.tex), deck):
             print(f"{path}: {caption}")
     if args.png:
         render_png(pics, args.png)

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# build.sh (make slides): the lecture deck, build/slides/reduction.pdf (16:9), from reduction.md.
-# pandoc with slides/include.lua (the stages' code, the measurements), then LuaLaTeX. As root on
-# Debian or Ubuntu it installs what it needs, else names it. It fails on the SLIDECHECK lines that
-# slides/preamble.tex logs: a code line wider than its frame, a frame that runs into the footline.
+# build.sh (make slides): the lecture deck, build/slides/reduction.pdf (16:9, stages 0-7, at most
+# 40 pages), and its appendix, build/slides/appendix.pdf (stages 8 and 9, at most 12), from
+# slides/reduction.md and slides/appendix.md: pandoc with slides/include.lua (the stages' code, the
+# measurements), then LuaLaTeX. As root on Debian or Ubuntu it installs what it needs, else names
+# it. A deck fails, and is kept as build/slides/DECK-failed.pdf, on
+#   * the SLIDECHECK lines that slides/preamble.tex logs: a code line wider than its frame, a
+#     frame that runs into the footline;
+#   * text that prints below 8 pt on the 160 mm x 90 mm page (slides/fontcheck.py reads the PDF);
+#   * more pages than its limit.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=build/slides
+declare -A limit=([reduction]=40 [appendix]=12)
 
-pkgs=(pandoc texlive-latex-recommended texlive-pictures lmodern texlive-luatex fonts-dejavu-core)
-[ -f figures/mapping.py ] && pkgs+=(python3)
+pkgs=(pandoc texlive-latex-recommended texlive-pictures lmodern texlive-luatex fonts-dejavu-core
+    python3 python3-pdfminer python3-matplotlib)
 missing=()
 command -v dpkg-query >/dev/null && for p in "${pkgs[@]}"; do # without dpkg: what is there
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -23,36 +29,66 @@ elif ((${#missing[@]})); then
     exit 1
 fi
 
-# One figure per GPU stage, \input by reduction.md: figures/mapping.py's, else a placeholder.
-mkdir -p "$out" build/figures
-if [ -f figures/mapping.py ]; then
-    python3 figures/mapping.py --tex build/figures
-else
-    for dir in step0[1-9]_*/; do echo '\deckfigureplaceholder' >"build/figures/${dir%%_*}.tex"; done
-fi
+# The python that reads the PDFs (pdfminer.six) and runs the tables' scripts: `python3` or
+# Debian's, whichever imports pdfminer, preferring one that also has matplotlib (bench/harris.py's
+# plot; without it that slide says which command makes the plot).
+SLIDES_PYTHON=
+for need in 'import pdfminer, matplotlib' 'import pdfminer'; do
+    for py in python3 /usr/bin/python3; do
+        if [ -z "$SLIDES_PYTHON" ] && command -v "$py" >/dev/null && "$py" -c "$need" 2>/dev/null
+        then SLIDES_PYTHON=$(command -v "$py"); fi
+    done
+done
+[ -n "$SLIDES_PYTHON" ] || { echo "make slides: no python3 imports pdfminer (the font-size check):" \
+    "apt-get install python3-pdfminer, or pip install pdfminer.six" >&2; exit 1; }
+export SLIDES_PYTHON
 
-rm -f "$out/reduction.pdf" "$out/reduction-overflowing.pdf"
-pandoc slides/reduction.md --to beamer --standalone --slide-level=2 --columns=150 \
-    --lua-filter=slides/include.lua --syntax-definition=slides/cuda.xml \
-    --highlight-style=slides/highlight.theme --include-in-header=slides/preamble.tex \
-    --variable=aspectratio:169 --output="$out/reduction.tex"
+# The figures \input by the decks: figures/mapping.py's (stages 1-7, coalescing, coarsening).
+mkdir -p "$out" build/figures
+"$SLIDES_PYTHON" figures/mapping.py --tex build/figures
 
 # LuaLaTeX caches its font names in TEXMFVAR (~/.texlive*): under build/ when that is not writable.
 texmfvar=$(kpsewhich -var-value TEXMFVAR 2>/dev/null || true)
 mkdir -p "$texmfvar" 2>/dev/null && [ -w "$texmfvar" ] || export TEXMFVAR=$PWD/$out/texmf-var
-for run in 1 2; do # the second run knows the frame count; max_print_line: one log line a check
-    max_print_line=10000 lualatex -interaction=nonstopmode -halt-on-error -output-directory="$out" \
-        "$out/reduction.tex" >"$out/lualatex.out" 2>&1 || { grep -A 8 '^!' "$out/reduction.log" >&2
-        echo "make slides: lualatex failed; the log is $out/reduction.log" >&2; exit 1; }
-done
 
-if grep -q '^SLIDECHECK: ' "$out/reduction.log"; then
-    sed -n 's/^SLIDECHECK: /make slides: /p' "$out/reduction.log" | sort -s -n -k4,4 | uniq >&2
-    mv "$out/reduction.pdf" "$out/reduction-overflowing.pdf"
-    echo "make slides: FAILED: shorten or split these frames in slides/reduction.md (they are in" \
-        "$out/reduction-overflowing.pdf)." >&2
+failed=()
+for deck in reduction appendix; do
+    rm -f "$out/$deck.pdf" "$out/$deck-failed.pdf"
+    pandoc "slides/$deck.md" --to beamer --standalone --slide-level=2 --columns=150 \
+        --lua-filter=slides/include.lua --syntax-definition=slides/cuda.xml \
+        --highlight-style=slides/highlight.theme --include-in-header=slides/preamble.tex \
+        --variable=aspectratio:169 --output="$out/$deck.tex"
+    for run in 1 2; do # the second run knows the frame count; max_print_line: one log line a check
+        max_print_line=10000 lualatex -interaction=nonstopmode -halt-on-error \
+            -output-directory="$out" "$out/$deck.tex" >"$out/lualatex.out" 2>&1 || {
+            grep -A 8 '^!' "$out/$deck.log" >&2
+            echo "make slides: lualatex failed; the log is $out/$deck.log" >&2; exit 1; }
+    done
+    bad=
+    if grep -q '^SLIDECHECK: ' "$out/$deck.log"; then
+        sed -n "s/^SLIDECHECK: /make slides: $deck.pdf: /p" "$out/$deck.log" | sort -s -n -k5,5 |
+            uniq >&2
+        bad=1
+    fi
+    if ! "$SLIDES_PYTHON" slides/fontcheck.py "$out/$deck.pdf" --min 8 >"$out/$deck.fontcheck"; then
+        sed "s/^/make slides: $deck.pdf: text below 8 pt: /" "$out/$deck.fontcheck" >&2
+        bad=1
+    fi
+    pages=$(sed -n 's/^Output written on .* (\([0-9]*\) pages.*/\1/p' "$out/$deck.log")
+    if ((pages > limit[$deck])); then
+        echo "make slides: $deck.pdf has $pages pages, more than its ${limit[$deck]}" >&2
+        bad=1
+    fi
+    grep '^Overfull \\hbox' "$out/$deck.log" | sed "s/^/make slides: warning: $deck.tex: /" >&2 || true
+    if [ -n "$bad" ]; then
+        mv "$out/$deck.pdf" "$out/$deck-failed.pdf"
+        failed+=("$deck")
+    else
+        echo "make slides: wrote $out/$deck.pdf ($pages pages, at most ${limit[$deck]})"
+    fi
+done
+if ((${#failed[@]})); then
+    echo "make slides: FAILED: ${failed[*]}: shorten, split or enlarge what is named above in" \
+        "slides/*.md (the decks are kept as $out/DECK-failed.pdf)." >&2
     exit 1
 fi
-grep '^Overfull \\hbox' "$out/reduction.log" | sed 's/^/make slides: warning: /' >&2 || true
-pages=$(sed -n 's/^Output written on .* (\([0-9]*\) pages.*/\1/p' "$out/reduction.log")
-echo "make slides: wrote $out/reduction.pdf ($pages pages)"
