@@ -13,7 +13,7 @@
 #
 # Each stage runs at two sizes that give a partial last block: single-block stages (02-04) at
 # n = 2047 and 33 (one block of 1024 threads, padded by the harness), multi-block stages (01,
-# 05-07) at n = 100003 (many blocks) and 1000 (two blocks or one). --reps 1 keeps it short; the
+# 05-08) at n = 100003 (many blocks) and 1000 (two blocks or one). --reps 1 keeps it short; the
 # harness still runs its warm-up and the L2-flush memset, so those are checked too.
 # A stage passes a tool when compute-sanitizer exits 0 (--error-exitcode 1 makes any reported error
 # exit 1; the stage's own status, 1 for a wrong sum, passes through) and its summary counts
@@ -21,7 +21,7 @@
 # A broken kernel passes when the tool reports it: the check proves the tool is looking.
 #
 # Prints one line per stage and tool (and per broken kernel), then
-# "sanitize: N passed, N failed" (30 checks: 7 stages x 4 tools, 2 broken kernels). Each run's
+# "sanitize: N passed, N failed" (34 checks: 8 stages x 4 tools, 2 broken kernels). Each run's
 # full report stays in BUILD/sanitize/. It takes about half a minute on an H200.
 # Exit status: 0 all passed, 1 some check failed, 2 no compute-sanitizer or no CUDA device.
 # COMPUTE_SANITIZER=/path/to/compute-sanitizer picks the binary; SANITIZE_TIMEOUT (seconds, 600)
