@@ -14,7 +14,7 @@
 # Each stage runs at two sizes that give a partial last block: single-block stages (02-04) at
 # n = 2047 and 33 (one block of 1024 threads, padded by the harness), multi-block stages (01,
 # 05-08) at n = 100003 (many blocks) and 1000 (two blocks or one). --reps 1 keeps it short; the
-# harness still runs its warm-up and the L2-flush memset, so those are checked too.
+# harness still runs its warm-up and the L2 flush kernel, so those are checked too.
 # A stage passes a tool when compute-sanitizer exits 0 (--error-exitcode 1 makes any reported error
 # exit 1; the stage's own status, 1 for a wrong sum, passes through) and its summary counts
 # nothing: racecheck warnings count, since a warp-level hazard is a real race since Volta.
