@@ -276,7 +276,7 @@ def profile(program, size, prefix, jail=None):
         return None, "it did not finish in %d s under Nsight Compute" % LIMIT
     if rc == 2:
         words = next((l for l in said.splitlines() if l and not l.startswith("==")), "")
-        return None, "it refused n = %d (%s), which stage %s's lesson takes" % (n, words, "NN")
+        return None, "it refused n = %d (%s), which the stage's lesson takes" % (n, words)
     if rc not in (0, 1) or " result=" not in line:  # a wrong sum (1) still counts what ran
         words = line or next((l for l in said.splitlines() if l and not l.startswith("==")), "no output")
         return None, "it failed under Nsight Compute (exit status %s): %s" % (rc, words[:200])
@@ -457,7 +457,7 @@ def lesson(sub, graded, ref):
         # it launched nothing), which rejects it; else the tools' (no ncu, counters restricted)
         sub.lesson_checked = why.startswith(("it ", "Nsight Compute profiled no kernel"))
         sub.check("lesson", False, ("no lesson: " if sub.lesson_checked else "not checked: ") +
-                  why.replace("stage NN", "stage " + s[4:]))
+                  why)
         return
     (prev, why_prev), (this, why_this) = ref.counters(previous(s), size), ref.counters(s, size)
     if prev is None or this is None:

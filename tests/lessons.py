@@ -80,7 +80,8 @@ LESSONS = {
         ("elements per thread", lambda c: ratio(c["n"], c["threads"])),
     ],
     "step07": [  # warp shuffles instead of the shared-memory tree, 16-byte loads
-        ("bytes per global load instruction", lambda c: ratio(32 * (c["ld_sectors"] or 0), c["ld_requests"])),
+        ("bytes per global load instruction",
+         lambda c: ratio(c["ld_sectors"] and 32 * c["ld_sectors"], c["ld_requests"])),
         ("shared-memory load instructions per block", lambda c: ratio(c["shared_ld"], c["grid"])),
         ("warp shuffles (SHFL) per warp", lambda c: ratio(c["shfl"], c["warps"])),
     ],
