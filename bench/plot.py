@@ -54,7 +54,7 @@ def load(path):
         ratios = [float(r["ratio_to_cub"]) for r in rs if r["ratio_to_cub"]]
         gbps = statistics.median(float(r["gbps"]) for r in rs)
         data[stage][n] = {
-            "gbps": gbps, "pct": 100 * gbps / peak,
+            "gbps": gbps, "pct": statistics.median(float(r["peak_pct"]) for r in rs),  # as the CSV says
             "ratio": statistics.median(ratios) if ratios else None}
     return rows[0]["gpu"], peak, data, bad
 

@@ -3,9 +3,10 @@
  * Concept: a reduction folds n elements into one with an associative operator (+) starting from
  * its identity (0). Goal: the reference every GPU stage is checked with, exactly.
  *
- * Each addition needs the previous one's result: one dependence chain of n - 1 additions, so no
- * two of them can run at the same time. The GPU stages break this chain into a tree, which is
- * allowed only because + is associative (and commutative, once threads pick their own order).
+ * As written, each addition needs the previous one's result: one dependence chain of n - 1
+ * additions, one after another. Regrouping them (gcc -O3 does, into vector lanes; the GPU stages
+ * do, into a tree) is allowed only because + is associative (and commutative, once threads pick
+ * their own order).
  */
 #include "reduce.h"
 
