@@ -37,7 +37,9 @@ struct options {
 };
 
 /* Parses argv into *opt, starting from the defaults for this stage (n = 2^24, or the stage's
- * limit 2 * block when that is smaller). Returns 0 to go on, 1 when --help was printed to `out`,
+ * limit 2 * block when that is smaller). Returns 0 to go on, 1 when --help (or --stage-info: one
+ * line, "stage=NAME on_gpu=0|1 single_block=0|1 in_place=0|1 fixed_block=B default_block=B",
+ * the stage_info that tests and scripts read) was printed to `out`,
  * and EXIT_USAGE after writing one sentence that says what is wrong into err (err_len bytes).
  * Calls no CUDA function. Resets getopt, so it may be called more than once. */
 int options_parse(int argc, char **argv, const char *stage_name, const struct stage_info *stage,

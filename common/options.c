@@ -50,6 +50,7 @@ static void usage(FILE *out, const char *stage_name, const struct stage_info *st
             "  --seed S      seed of the random input (default: 1)\n"
             "  --reps R      timed repeats, the median is reported (default: %d)\n"
             "  --block B     threads per block, a power of two in [%u, %u] (default: %u)\n"
+            "  --stage-info  print what this stage takes, as one line of key=value, and exit\n"
             "%s"
             "Prints: stage device n sum ref result median_ms GB/s peak%%\n"
             "Exit status: 0 ok, 1 wrong sum, 2 bad usage or input, 3 no CUDA device or CUDA "
@@ -93,6 +94,7 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
         {"block", required_argument, NULL, 'b'},
         {"input", required_argument, NULL, 'i'},
         {"help", no_argument, NULL, 'h'},
+        {"stage-info", no_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     opt->seed = 1;
@@ -150,11 +152,19 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
         case 'h':
             usage(out, stage_name, stage);
             return 1;
+        case 'I': /* the stage_info, for scripts and tests: they read it, never --help's words */
+            fprintf(out, "stage=%s on_gpu=%d single_block=%d in_place=%d fixed_block=%u "
+                         "default_block=%u\n",
+                    stage_name, stage->on_gpu, stage->single_block, stage->in_place,
+                    stage->fixed_block, default_block(stage));
+            return 1;
         case ':':
             return fail(err, err_len, "%s needs a value; see --help.", argv[optind - 1]);
         default:
             if (optopt == 'h') /* only --help=VALUE gets here: -h is --help */
                 return fail(err, err_len, "--help takes no value; see --help.");
+            if (optopt == 'I')
+                return fail(err, err_len, "--stage-info takes no value; see --help.");
             if (optopt > 0) /* a short option such as -x: getopt names it in optopt */
                 return fail(err, err_len, "unknown option '-%c'; see --help.", optopt);
             return fail(err, err_len, "unknown option '%s'; see --help.", argv[optind - 1]);

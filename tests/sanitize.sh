@@ -130,7 +130,7 @@ fail() { failed=$((failed + 1)); printf '%-28s %-10s %s\n' "$1" "$2" "$3"; }
 # ---- Every GPU stage must come out clean under every tool. ----
 for stage in "${stages[@]}"; do
     sizes=(100003 1000)
-    if "${timeout_cmd[@]}" "$build/$stage" --help 2>/dev/null | grep -q 'one thread block'; then
+    if "${timeout_cmd[@]}" "$build/$stage" --stage-info 2>/dev/null | grep -q ' single_block=1 '; then
         sizes=(2047 33) # one block of 1024 threads takes n <= 2048
     fi
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do

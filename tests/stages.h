@@ -2,8 +2,8 @@
  *
  * The list comes from the Makefile (-DSTAGE_LIST="step00_cpu step01_atomic_naive ..."), which
  * takes it from the folders: it is written nowhere else. What each stage can take comes from its
- * own program's --help ("runs one thread block", "runs on the CPU", "blocks of one size only"), so
- * no test restates it. */
+ * own program's --stage-info (its struct stage_info, one line of key=value), so no test restates
+ * it. */
 #ifndef STAGES_H
 #define STAGES_H
 
@@ -32,7 +32,7 @@ struct stage {
 static struct stage stages[MAX_STAGES];
 static int n_stages;
 
-/* Fills stages[0..n_stages) once: the names from STAGE_LIST, the rest from each --help. */
+/* Fills stages[0..n_stages) once: the names from STAGE_LIST, the rest from each --stage-info. */
 static inline void stages_load(void)
 {
     if (n_stages > 0)
@@ -43,17 +43,17 @@ static inline void stages_load(void)
         struct stage *s = &stages[n_stages++];
         snprintf(s->name, sizeof s->name, "%s", name);
         snprintf(s->program, sizeof s->program, "%.6s", name);
-        char cmd[256], help[4096] = "";
-        snprintf(cmd, sizeof cmd, "%s/%s --help 2>&1", BUILD_DIR, s->program);
+        char cmd[256], info[512] = "";
+        snprintf(cmd, sizeof cmd, "%s/%s --stage-info 2>&1", BUILD_DIR, s->program);
         FILE *p = popen(cmd, "r");
         cr_assert_not_null(p, "cannot run %s", cmd);
-        help[fread(help, 1, sizeof help - 1, p)] = '\0';
-        cr_assert_eq(pclose(p), 0, "%s failed: %s", cmd, help);
-        s->single_block = strstr(help, "runs one thread block") != NULL;
-        s->on_gpu = strstr(help, "runs on the CPU") == NULL;
-        const char *dflt = strstr(help, "  --block B"); /* its line, not the usage line */
-        if (strstr(help, "blocks of one size only") && dflt && (dflt = strstr(dflt, "(default: ")))
-            s->fixed_block = (unsigned int)strtoul(dflt + strlen("(default: "), NULL, 10);
+        info[fread(info, 1, sizeof info - 1, p)] = '\0';
+        cr_assert_eq(pclose(p), 0, "%s failed: %s", cmd, info);
+        int on_gpu, single_block, in_place; /* in_place: the harness's business, not the tests' */
+        cr_assert_eq(sscanf(info, "stage=%*s on_gpu=%d single_block=%d in_place=%d fixed_block=%u",
+                            &on_gpu, &single_block, &in_place, &s->fixed_block), 4,
+                     "%s printed: %s", cmd, info);
+        s->on_gpu = on_gpu, s->single_block = single_block;
     }
     cr_assert(n_stages > 0, "STAGE_LIST is empty");
 }
