@@ -5,8 +5,8 @@
  *
  * Block b reduces its segment of 2 * blockDim.x elements with stage 4's shared-memory tree, and
  * thread 0 adds the block's partial sum into the result with one atomicAdd: one atomic per
- * segment instead of one per element (stage 1). The last segment may be partial: an element past
- * the end counts as the identity, read as such without touching memory.
+ * segment instead of one per warp (stage 1: nvcc merges a warp's 32 atomicAdds into one). The
+ * last segment may be partial: past the end an element is the identity, with no memory access.
  * Cost: half the threads go idle after the first round of the tree, every block pays its
  * log2(blockDim.x) barriers for only 2 elements a thread. Stage 6 gives each thread more work.
  */

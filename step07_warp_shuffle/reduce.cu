@@ -10,7 +10,7 @@
  * same bytes, COARSE_FACTOR * 2 of them in flight before the first add.
  * Pitfall: the 2007 version unrolled the last warp with `volatile` shared memory and no
  * synchronisation. Since Volta the lanes of a warp are scheduled independently: that is a data
- * race. The _sync shuffle, with the mask of lanes taking part, is both correct and faster.
+ * race. The _sync shuffle, with the mask of lanes taking part, is correct by construction.
  */
 #include "check.h"
 #include "reduce.h"
