@@ -174,7 +174,7 @@ plot: ## redraw the benchmark plot into build/bandwidth.png, no GPU needed (CSV=
 
 profile: $(BUILD)/$(or $(STEP:%=step%),step07) ## Nsight Compute on one stage (STEP=NN, N=elements)
 	@command -v ncu >/dev/null || { echo "make profile: ncu (Nsight Compute) was not found: it ships with the CUDA toolkit, e.g. /usr/local/cuda/bin/ncu; put its folder on PATH." >&2; exit 3; }
-	ncu --clock-control none --set basic --section MemoryWorkloadAnalysis \
+	ncu --clock-control none --profile-from-start off --set basic --section MemoryWorkloadAnalysis \
 	    $(BUILD)/step$(or $(STEP),07) --n $(or $(N),67108864) --reps 1
 
 metrics: ## Nsight Compute's counters of every GPU stage: metrics/<gpu>/metrics.csv and .md (GPU)

@@ -2,10 +2,10 @@
 """harris.py: Harris's table for this course: each stage's time, GB/s, % of peak, step speed-up
 and cumulative speed-up at n = 2^24 and 2^28, from the benchmark CSV of `make bench`.
 
-    harris.py markdown CSV [--n 24,28] [--stage NAME]
+    harris.py markdown CSV [--n 24,28] [--stage NAME] [--without STAGE,...]
                     the tables, one per n; --stage: that stage's rows alone, its gain in words
                     (stages 02-04 also by their folder: step04_smem is step05_segmented's row)
-    harris.py png CSV -o OUT.png [--n 24,28]
+    harris.py png CSV -o OUT.png [--n 24,28] [--without STAGE,...]
                     the same rows as bars of GB/s at each n, % of peak on each bar (a slide)
     harris.py update FILE... [--csv CSV]     rewrite the generated blocks of Markdown files:
     harris.py check FILE... [--csv CSV]      exit 1, naming each block that differs
@@ -42,6 +42,7 @@ ROWS = [  # (stage in the CSV, what changed, label under its bars), in the order
     ("cub", "CUB's `DeviceReduce::Sum`, the reference", "CUB"),
 ]
 STAGES = [s for s, _, _ in ROWS]
+WITHOUT = set()  # --without: rows left out of the table and the plot (their speed-ups still count)
 AT_SCALE = {"step02_blocked": "step02_segmented", "step03_strided": "step03_segmented",
             "step04_smem": "step05_segmented"}  # a single-block stage's lesson: the row timing it
 HEAD = ("| {} | time (µs) | GB/s | % of peak | step speed-up | cumulative speed-up |\n"
@@ -110,6 +111,8 @@ def table(gpu, peak, by, ns, csv):
     for n in ns:
         rows, above = [HEAD.format("stage | what changed")], None
         for d in measure(by, n):
+            if d["stage"] in WITHOUT:
+                continue
             c = cells(d, above)
             rows.append("| " + " | ".join([c[0], d["what"]] + c[1:]) + " |")
             above = d["stage"]
@@ -153,29 +156,31 @@ def png(gpu, peak, by, ns, out):
         import matplotlib.pyplot as plt
     except ImportError:
         raise ValueError("png needs matplotlib: run it with $(bash bench/python.sh)")
-    # 10 inches wide on a 16:9 slide about 6.3 inches wide: 13 pt prints at about 8 pt.
-    plt.rcParams.update({"font.size": 16, "axes.titlesize": 18, "legend.fontsize": 15})
-    fig, ax = plt.subplots(figsize=(10, 5.6), layout="constrained")
-    width = 0.8 / len(ns)
+    # 1.4 inches a stage, 4 high: the deck shows it 0.78 of a 16:9 frame high, at about 0.54 of
+    # its size with 7 stages, so 15 pt prints at about 8 pt there.
+    plt.rcParams.update({"font.size": 18, "axes.titlesize": 19, "legend.fontsize": 18})
+    fig, ax = plt.subplots(figsize=(1.4 * len([r for r in ROWS if r[0] not in WITHOUT]) + 1, 4),
+                           layout="constrained")
+    width, shown = 0.8 / len(ns), [r for r in ROWS if r[0] not in WITHOUT]
     for j, n in enumerate(ns):
-        for i, d in enumerate(measure(by, n)):
+        for i, d in enumerate(d for d in measure(by, n) if d["stage"] not in WITHOUT):
             x = i - 0.4 + width * (j + 0.5)
             if d["row"] is None:
                 ax.text(x, peak * 0.02, "not measured", rotation=90, ha="center", va="bottom",
-                        fontsize=13, color="0.4")
+                        fontsize=18, color="0.4")
                 continue
             gbps, bad = float(d["row"]["gbps"]), d["row"]["sum_ok"].strip() != "1"
             e = n.bit_length() - 1
             ax.bar(x, gbps, width, color=f"C{j}", label=f"n = $2^{{{e}}}$" if i == 0 else None)
             ax.text(x, gbps, "wrong\nsum" if bad else f"{float(d['row']['peak_pct']):.0f}%",
-                    ha="center", va="bottom", fontsize=13, color="red" if bad else "black")
+                    ha="center", va="bottom", fontsize=15, color="red" if bad else "black")
     ax.axhline(peak, color="firebrick", lw=2, ls=":")
     ax.text(-0.5, peak, f"theoretical peak {peak:.0f} GB/s = 100%", color="firebrick",
-            va="bottom", fontsize=14)
-    ax.set_xticks(range(len(ROWS)), [label for _, _, label in ROWS])
-    ax.set_xlim(-0.6, len(ROWS) - 0.4)
+            va="bottom", fontsize=18)
+    ax.set_xticks(range(len(shown)), [label for _, _, label in shown], fontsize=16)
+    ax.set_xlim(-0.6, len(shown) - 0.4)
     ax.set_ylim(0, peak * 1.12)
-    ax.set_ylabel("GB/s (bytes read / time)")
+    ax.set_ylabel("GB/s read")
     ax.set_title(f"{gpu}: each stage's bandwidth, % of peak on the bars")
     ax.legend(loc="upper left", bbox_to_anchor=(0, 0.92), frameon=False)
     fig.savefig(out, dpi=150)
@@ -245,12 +250,15 @@ def main():
                     help="markdown, png: the benchmark CSV; update, check: Markdown files")
     ap.add_argument("--n", default="24,28", help="log2 of each n, comma-separated (default 24,28)")
     ap.add_argument("--stage", help="markdown: that stage's rows alone, e.g. step06_coarsened")
+    ap.add_argument("--without", default="", metavar="STAGE,...",
+                    help="markdown, png: leave these rows out (the lecture's deck: step08)")
     ap.add_argument("--csv", help="update, check: this CSV, not the newest bench/*/results.csv")
     ap.add_argument("-o", "--output", metavar="PNG", help="png: the image to write")
     args = ap.parse_args()
     try:
         if args.command in ("update", "check"):
             return update_or_check(args.paths, args.csv, args.command == "check")
+        WITHOUT.update(filter(None, args.without.split(",")))
         (gpu, peak, by), ns = load(args.paths[0]), [1 << int(e) for e in args.n.split(",")]
         if args.command == "png":
             png(gpu, peak, by, ns, args.output or sys.exit("harris.py png: give -o OUT.png"))

@@ -192,18 +192,21 @@ local function harris(a)
   local args = { HARRIS, 'markdown', csv }
   if a.n then args[#args + 1], args[#args + 2] = '--n', a.n end
   if a.stage then args[#args + 1], args[#args + 2] = '--stage', a.stage end
+  if a.without then args[#args + 1], args[#args + 2] = '--without', a.without end
   local command = 'python3 ' .. table.concat(args, ' ')
   if not io.open(HARRIS) then return placeholder(command) end
   return markdown(args, command, a.columns)
 end
 
-local function harrisplot()
+local function harrisplot(a)
   local csv = newest('bench/*/results.csv')
   if not csv then return placeholder('make bench') end
   local png = 'build/slides/harris.png'
-  local command = 'python3 ' .. HARRIS .. ' png ' .. csv .. ' -o ' .. png
+  local args = { HARRIS, 'png', csv, '-o', png }
+  if a.without then args[#args + 1], args[#args + 2] = '--without', a.without end
+  local command = 'python3 ' .. table.concat(args, ' ')
   os.remove(png)
-  if not io.open(HARRIS) or not pcall(pandoc.pipe, PY, { HARRIS, 'png', csv, '-o', png }, '')
+  if not io.open(HARRIS) or not pcall(pandoc.pipe, PY, args, '')
     or not io.open(png) then
     return placeholder(command)
   end
