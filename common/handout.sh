@@ -17,6 +17,7 @@ OMIT=(
     "tests/mutants/|mutants|known-wrong kernels made from the solutions"
     "tests/broken/|sanitize|known-wrong kernels made from the stages' code, with the fix written out"
     "tests/class/||a sample class for make grade SUBMISSIONS=, two of its files solutions of stage 5"
+    "bench/NVIDIA_H200/exercises.log||the output of every exercise's command, which answers it"
     "figures/mapping.py|figures|each stage's kernel loops, replayed in Python to draw the figures"
     "slides/|slides|the lecture deck, whose slides show each stage's code and diff"
     ".ci/||the course repository's CI, which needs every stage solved"
