@@ -3,7 +3,7 @@
 # Runs Nsight Compute (ncu) once per program, on the first launch of reduce_kernel (the warm-up),
 # keeps metrics/<gpu name>/metrics.csv (one row per stage and counter) and metrics.md (one row per
 # stage), and prints the Markdown table. metrics/table.py chooses the counters and makes the tables.
-#   stepNN            BUILD/stepNN: n = 2048 and --block 1024 for the single-block steps 02-04,
+#   stepNN            BUILD/stepNN: n = 2048 and --block 1024 where its --stage-info says single_block=1,
 #                     n = 2^24 (METRICS_N) with the stage's default block for the others
 #   NAME=PATH[:ARGS]  any other program built on the harness, e.g. a variant kernel, with its
 #                     arguments (spaces or commas between them; --reps 1 is added):
@@ -49,11 +49,11 @@ for spec in "$@"; do
         args=${args//,/ }
         [[ $args == *--reps* ]] || args+=" --reps 1"
     else
-        name=$spec prog=$build/$spec
-        case $spec in
-        step02 | step03 | step04) args="--n 2048 --block 1024 --reps 1" ;; # one block: n <= 2 x block
-        *) args="--n ${METRICS_N:-16777216} --reps 1" ;;
-        esac
+        name=$spec prog=$build/$spec args="--n ${METRICS_N:-16777216} --reps 1"
+        # A single-block stage (its --stage-info says) takes n <= 2 x block: one block of 1024.
+        if [[ -x $prog ]] && "$prog" --stage-info 2>/dev/null | grep -q ' single_block=1 '; then
+            args="--n 2048 --block 1024 --reps 1"
+        fi
     fi
     [[ $name =~ ^[A-Za-z0-9._-]+$ ]] || die 2 "'$name' is not a usable name: letters, digits, '.', '_', '-'."
     [[ -x $prog && ! -d $prog ]] || die 2 "$name: $prog is not a program (make ARCH=... all builds the stages)."

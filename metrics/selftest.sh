@@ -10,11 +10,13 @@ trap 'rm -rf "$tmp"' EXIT
 failed=0
 python3 "$here/table.py" selftest || failed=$((failed + 1))
 
-# fake SHORT LONG RESULT STATUS: a stand-in for build/SHORT that prints the harness's line
+# fake SHORT LONG RESULT STATUS [SINGLE]: a stand-in for build/SHORT that prints the harness's
+# line, and its --stage-info (single_block=SINGLE, default 0)
 fake() {
     cat >"$tmp/build/$1" <<END
 #!/usr/bin/env bash
 n=16777216
+[ "\$1" = --stage-info ] && { echo "stage=$2 on_gpu=1 single_block=${5:-0} in_place=0 fixed_block=0 default_block=256"; exit 0; }
 while [ \$# -gt 0 ]; do [ "\$1" = --n ] && n=\$2; shift; done
 echo "stage=$2 device=\"NVIDIA H200\" n=\$n sum=228 ref=228 result=$3 median_ms=0.1 GB/s=0.1 peak%=0.0"
 exit $4
@@ -22,9 +24,9 @@ END
     chmod +x "$tmp/build/$1"
 }
 mkdir -p "$tmp/build"
-fake step02 step02_blocked ok 0
+fake step02 step02_blocked ok 0 1
 fake step05 step05_segmented ok 0
-fake step03 step03_strided MISMATCH 1
+fake step03 step03_strided MISMATCH 1 1
 fake variant step04_smem ok 0
 printf '#!/bin/sh\necho "step07_warp_shuffle: no CUDA device (the driver sees no GPU); this stage needs an NVIDIA GPU (step00_cpu runs without)." >&2\nexit 3\n' >"$tmp/build/step07"
 chmod +x "$tmp/build/step07"
@@ -47,6 +49,8 @@ expect 0 "| step05_segmented | 16,777,216 | 3.23 |" "${run[@]}" step02 step05 "v
 csv=$tmp/out/NVIDIA_H200/metrics.csv
 grep -q '^NVIDIA H200,variant,2048,1024,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,256,sector$' "$csv" ||
     { echo "selftest: $csv lacks the variant's global load sectors" >&2; failed=$((failed + 1)); }
+grep -q '^NVIDIA H200,step02_blocked,2048,' "$csv" || # its --stage-info says single_block=1
+    { echo "selftest: $csv lacks step02 at n = 2048, one block's most" >&2; failed=$((failed + 1)); }
 grep -q '^NVIDIA H200,step05_segmented,16777216,' "$csv" ||
     { echo "selftest: $csv lacks step05 at n = 2^24" >&2; failed=$((failed + 1)); }
 expect 1 "step03 gave a wrong sum" "${run[@]}" step02 step03
