@@ -159,9 +159,9 @@ def png(gpu, peak, by, ns, out):
     # 1.4 inches a stage, 4 high: the deck shows it 0.78 of a 16:9 frame high, at about 0.54 of
     # its size with 7 stages, so 15 pt prints at about 8 pt there.
     plt.rcParams.update({"font.size": 18, "axes.titlesize": 19, "legend.fontsize": 18})
-    fig, ax = plt.subplots(figsize=(1.4 * len([r for r in ROWS if r[0] not in WITHOUT]) + 1, 4),
-                           layout="constrained")
-    width, shown = 0.8 / len(ns), [r for r in ROWS if r[0] not in WITHOUT]
+    shown = [r for r in ROWS if r[0] not in WITHOUT]
+    fig, ax = plt.subplots(figsize=(1.4 * len(shown) + 1, 4), layout="constrained")
+    width = 0.8 / len(ns)
     for j, n in enumerate(ns):
         for i, d in enumerate(d for d in measure(by, n) if d["stage"] not in WITHOUT):
             x = i - 0.4 + width * (j + 0.5)
