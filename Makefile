@@ -53,14 +53,6 @@ endif
 OBJ := $(BUILD)/obj
 HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ)/tolerance.o
 GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o
-# The float build holds each sum to an error bound that needs the depth of the stage's order of
-# additions: each program also links the stage's depth twin, its own file compiled a second time
-# on a counting type (depth_stepNN.o, common/depth.h), which measure_depth (depth.o) runs.
-ifeq ($(TYPE),float)
-DEPTH := $(OBJ)/depth_%.o $(OBJ)/depth.o $(OBJ)/reference_depth.o
-else
-DEPTH :=
-endif
 BINS := $(addprefix $(BUILD)/,$(SHORT))
 # Stage 9 (step09_multi_gpu/: one process, every GPU, NCCL's all-reduce) has its own main and needs
 # NCCL, which common/find_nccl.sh finds (NCCL_HOME= overrides). Without it, or in the float32
@@ -246,8 +238,9 @@ $(OBJ)/stage_%.o: common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -c $(call src,$*) -o $@
 $(foreach s,$(GPU_SHORT) $(VARIANTS),$(eval $(OBJ)/stage_$(s).o: $(call src,$(s))))
 
-# The same code on the counting type (float build, DEPTH above): -DREDUCE_DEPTH makes elem_t a
-# depth and renames reduce() to reduce_depth() (reduce.h). step00's C files compile as CUDA C++.
+# make accuracy only: the same code on a counting type, its depth twin. -DREDUCE_DEPTH makes elem_t
+# a depth and renames reduce() to reduce_depth() (reduce.h, common/depth.h); measure_depth
+# (depth.o) runs it. step00's C files compile as CUDA C++.
 $(OBJ)/depth_step00.o: common/cpu_stage.c common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DREDUCE_DEPTH -x cu -c $< -o $@
 $(OBJ)/reference_depth.o: step00_cpu/reduce.c common/*.h | $(OBJ)
@@ -263,24 +256,25 @@ $(BUILD)/variants/%.cu: bench/variants/%.patch bench/variant.sh
 $(OBJ)/main_%.o: common/main.c common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
-$(BUILD)/%: $(OBJ)/main_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
+$(BUILD)/%: $(OBJ)/main_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
 $(OBJ)/bench_%.o: common/bench.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
-$(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
+$(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
 $(OBJ)/flush.o: bench/flush.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,step07)"' -c $< -o $@
-$(BUILD)/bench_flush: $(OBJ)/flush.o $(OBJ)/stage_step07.o $(subst %,step07,$(DEPTH)) $(GPU_HARNESS)
+$(BUILD)/bench_flush: $(OBJ)/flush.o $(OBJ)/stage_step07.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
 $(OBJ)/accuracy_%.o: common/accuracy.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
 
-$(BUILD)/accuracy_%: $(OBJ)/accuracy_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
+$(BUILD)/accuracy_%: $(OBJ)/accuracy_%.o $(OBJ)/stage_%.o $(OBJ)/depth_%.o $(OBJ)/depth.o \
+                   $(OBJ)/reference_depth.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ -o $@
 
 $(BUILD)/broken/%: tests/broken/%.cu common/check.h
@@ -310,8 +304,7 @@ $(BUILD)/test_all_stages: $(OBJ)/test_all_stages.o $(OBJ)/stage_step00.o $(GPU_H
 $(BUILD)/test_hostile: $(OBJ)/test_hostile.o $(OBJ)/stage_step00.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
-$(BUILD)/test_deterministic: $(OBJ)/test_deterministic.o $(OBJ)/stage_step08.o \
-                             $(subst %,step08,$(DEPTH)) $(GPU_HARNESS)
+$(BUILD)/test_deterministic: $(OBJ)/test_deterministic.o $(OBJ)/stage_step08.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
 # Stage 9: its own main, stage 8's kernel on each GPU, NCCL (NCCL_FLAGS, found above).
@@ -328,7 +321,7 @@ $(OBJ)/test_multi_gpu.o: tests/test_multi_gpu.c step09_multi_gpu/multi_gpu.h tes
 $(BUILD)/test_step09: $(OBJ)/test_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(filter-out -I%,$(NCCL_FLAGS)) $(CRIT_LIBS) -o $@
 
-$(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(DEPTH) $(GPU_HARNESS)
+$(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
 $(OBJ):

@@ -47,6 +47,6 @@ echo "signs and 40 binary orders of magnitude, so that the orders round differen
 echo
 table 2048 1024 wide
 if [ -n "$no_gpu" ]; then
-    echo "The GPU stages (step01 to step07) need a CUDA device: $no_gpu"
+    echo "The GPU stages need a CUDA device: $no_gpu"
 fi
 exit $status

@@ -130,26 +130,10 @@ int main(int argc, char **argv)
         max_n = 2 * (uint64_t)b.block;
     size_t free_bytes, total_bytes;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-#ifdef REDUCE_FLOAT
-    size_t bytes_per_n = 2 * sizeof(elem_t) + DEPTH_BYTES; /* and measure_depth's elements */
-#else
     size_t bytes_per_n = 2 * sizeof(elem_t);
-#endif
     while (max_n > 1024 && max_n * bytes_per_n + 4 * l2 + ((size_t)1 << 28) > free_bytes)
         max_n /= 2;
     size_t padded_max = STAGE.single_block ? 2 * (size_t)b.block : max_n;
-#ifdef REDUCE_FLOAT
-    /* The depth of the stage's order at every n, before anything else touches the GPU.
-     * measure_depth allocates and frees 8 bytes an element, and on an H200 the kernels that ran
-     * in the 20 ms after it freed 8 GiB, CUB's too, took 15% longer (2^30 elements: 1.08 ms, not
-     * 0.94): whatever the driver does after a large cudaFree, it is over before the timing starts,
-     * while the host makes the input below. */
-    size_t depth_at[64] = {}; /* index: log2 n */
-    for (size_t n = 1024; n <= max_n; n *= 2) /* the n the loop below times */
-        if (n >= min_n)
-            depth_at[__builtin_ctzll(n)] = measure_depth(n, b.block, NULL);
-#endif
-
     elem_t *h_input = (elem_t *)malloc(max_n * sizeof(elem_t));
     input_fill(h_input, max_n, PATTERN_SMALL, 1);
     b.d_input = (elem_t *)gpu_alloc(padded_max * sizeof(elem_t), "the input");
@@ -193,16 +177,13 @@ int main(int argc, char **argv)
         double bytes = (double)n * sizeof(elem_t);
 
         b.bad_sums = 0;
-#ifdef REDUCE_FLOAT /* the stage's depth, measured by running its own code (depth.cu) */
-        b.bound = float_sum_bound(n, depth_at[__builtin_ctzll(n)], prefix_abs);
-#endif
+        b.bound = float_sum_bound(n, n - 1, prefix_abs); /* float: any order's bound */
         CUDA_CHECK(cudaMemset(b.d_sum, 0xff, sizeof(elem_t)));
         gpu_time(prepare, run_stage, &b, (int)reps, &stage);
         check(&b);
         int stage_ok = b.bad_sums == 0;
         b.bad_sums = 0;
-        b.bound = float_sum_bound(n, n - 1, prefix_abs); /* CUB's order: any order's bound */
-        if (STAGE.in_place)                              /* CUB reads the input as it was */
+        if (STAGE.in_place) /* CUB reads the input as it was */
             CUDA_CHECK(cudaMemcpy(b.d_input, b.d_pristine, b.padded_n * sizeof(elem_t),
                                   cudaMemcpyDeviceToDevice));
         gpu_time(prepare, run_cub, &b, (int)reps, &cub);

@@ -10,8 +10,10 @@
  * elements with the stage's own kernels, grid and block then yields the depth of exactly the order
  * its float kernels add in (measure_depth, common/depth.cu; the lesson: common/FLOAT.md).
  *
- * C++ (nvcc, or g++ for host-side tests): it overloads +, and on the GPU atomicAdd and
- * __shfl_down_sync, so that the stage's code compiles unchanged.
+ * C++ (nvcc, or g++ for host-side tests): it overloads +, and on the GPU atomicAdd, the loads
+ * __ldg and __ldcg and the four warp shuffles, so that a stage's code compiles unchanged. Only
+ * make accuracy compiles the stages on it (FLOAT.md); the programs and tests never do, so a stage
+ * that uses anything else still builds and passes them.
  */
 #ifndef DEPTH_H
 #define DEPTH_H
@@ -104,23 +106,36 @@ __device__ inline depth atomicAdd(depth *acc, depth x)
     return old;
 }
 
-/* __ldcg for depths (a load through L2, past L1: step08 reads other blocks' partial sums so). */
-__device__ inline depth __ldcg(const depth *p)
-{
-    depth got(0);
-    got.e = __ldcg(&p->e);
-    got.atomics = __ldcg(&p->atomics);
-    return got;
-}
-
-/* __shfl_down_sync for depths: lane l gets lane l + offset's value, a field at a time. */
-__device__ inline depth __shfl_down_sync(unsigned int mask, depth x, unsigned int offset)
-{
-    depth got(0);
-    got.e = __shfl_down_sync(mask, x.e, offset);
-    got.atomics = __shfl_down_sync(mask, x.atomics, offset);
-    return got;
-}
+/* Loads and shuffles for depths, a field at a time: whatever moves a float moves a depth unchanged.
+ * __ldcg (through L2, past L1: step08 reads other blocks' partial sums so), __ldg (read-only). */
+#define DEPTH_LOAD(load)                                                                           \
+    __device__ inline depth load(const depth *p)                                                   \
+    {                                                                                              \
+        depth got(0);                                                                              \
+        got.e = load(&p->e);                                                                       \
+        got.atomics = load(&p->atomics);                                                           \
+        return got;                                                                                \
+    }                                                                                              \
+    __device__ inline depth4 load(const depth4 *p)                                                 \
+    {                                                                                              \
+        return {load(&p->x), load(&p->y), load(&p->z), load(&p->w)};                               \
+    }
+DEPTH_LOAD(__ldcg)
+DEPTH_LOAD(__ldg)
+/* __shfl_down_sync, __shfl_up_sync, __shfl_xor_sync, __shfl_sync: the same lane's depth as the
+ * float shuffle would bring. */
+#define DEPTH_SHFL(shfl, arg_t)                                                                    \
+    __device__ inline depth shfl(unsigned int mask, depth x, arg_t arg, int width = 32)            \
+    {                                                                                              \
+        depth got(0);                                                                              \
+        got.e = shfl(mask, x.e, arg, width);                                                       \
+        got.atomics = shfl(mask, x.atomics, arg, width);                                           \
+        return got;                                                                                \
+    }
+DEPTH_SHFL(__shfl_down_sync, unsigned int)
+DEPTH_SHFL(__shfl_up_sync, unsigned int)
+DEPTH_SHFL(__shfl_xor_sync, int)
+DEPTH_SHFL(__shfl_sync, int)
 #endif
 
 /* Each stage's reduce(), compiled on depths (reduce.h renames it under -DREDUCE_DEPTH), so that it

@@ -4,7 +4,7 @@
  *   input.c    seeded input patterns: CPU only
  *   gpu.cu     device memory, padding, timing with CUDA events and an L2 flush, peak bandwidth
  *   tolerance.c  float32 build: the double reference and the error bound (FLOAT.md)
- *   depth.cu   float32 build: the depth the bound needs, measured by running the stage (depth.h)
+ *   depth.cu   make accuracy: the depth of a stage's order, measured by running it (depth.h)
  *   main.c     the program every stage builds into: one line of results, exit status 0/1/2/3
  */
 #ifndef HARNESS_H
@@ -61,14 +61,19 @@ int parse_unsigned(const char *text, uint64_t max, uint64_t *value);
 enum pattern {
     PATTERN_SMALL,      /* uniform in [-16, 16]: the default, never all ones */
     PATTERN_FULL_RANGE, /* any int32 bit pattern: the sum wraps, identically on CPU and GPU */
-    PATTERN_ALTERNATING /* +v, -w, +x, ...: cancellation, catches a dropped or doubled element */
+    PATTERN_ALTERNATING, /* +v, -w, +x, ...: cancellation, catches a dropped or doubled element */
+    PATTERN_QUARTERS /* float32: +-1/4 on every k-th element (k = ceil(n / 2^24)), 0 between */
 };
 
 /* The next 64 random bits from *state, which it advances: splitmix64 (Steele, Lea, Flood 2014), a
  * tiny, well-mixed generator; the same seed gives the same sequence on every machine. */
 uint64_t splitmix64(uint64_t *state);
 
-/* Fills input[0..n) with `pattern`, reproducibly from `seed` (splitmix64). */
+/* Fills input[0..n) with `pattern`, reproducibly from `seed` (splitmix64).
+ * PATTERN_QUARTERS is the float32 build's exact check: at most 2^24 quarters of either sign, so
+ * every partial sum, in any order, is a multiple of 1/4 of at most 2^22 in magnitude, which float
+ * holds exactly. Every correct order then gives the exact sum, and a dropped or doubled quarter
+ * changes it (common/FLOAT.md). In the int32 build the quarters are +-1. */
 void input_fill(elem_t *input, size_t n, enum pattern pattern, uint64_t seed);
 
 /* --------------------------------------------------------------------------------------------
@@ -146,18 +151,19 @@ void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps
                    struct timing *t);
 
 /* --------------------------------------------------------------------------------------------
- * The float32 build's reference, tolerance (tolerance.c) and depth (depth.cu); common/FLOAT.md
- * tells the story.
+ * The float32 build's reference and tolerance (tolerance.c), and make accuracy's depth (depth.cu);
+ * common/FLOAT.md tells the story.
  *
  * A float sum depends on the order of its additions, and each stage adds in its own order, so no
- * stage can be held to another's bits. Each is held instead to Higham's bound, which holds for
- * any order (Accuracy and Stability of Numerical Algorithms, 2nd ed., section 4.2):
+ * stage can be held to another's bits. Higham's bound holds for any order (Accuracy and
+ * Stability of Numerical Algorithms, 2nd ed., section 4.2):
  *
  *     |s - exact| <= gamma_d * sum |x_i|,   gamma_d = d*u / (1 - d*u),   u = 2^-24
  *
  * where d is the most rounded additions any one element passes through on its way to the sum:
- * n - 1 in a loop, about log2(n) in a tree. measure_depth runs the stage's own code to find d;
- * float_sum_bound turns it into the tolerance. main.c and the tests use both.
+ * n - 1 in a loop, about log2(n) in a tree. The programs and tests know nothing of a stage's
+ * order, so they use d = n - 1, true of every order, and add an exact check (PATTERN_QUARTERS).
+ * make accuracy measures each stage's own d (measure_depth) to show what its order buys.
  */
 
 /* The sum of x[0..n) in double, left to right: the float build's reference. Every float is exact
@@ -187,7 +193,8 @@ double float_sum_bound(size_t n, size_t d, double sum_abs);
  * in one fixed order and must repeat its bits.
  * Holds n (or the padded count) DEPTH_BYTES-byte elements while it runs and frees them before
  * returning. Exits with one sentence and EXIT_NO_GPU when the device lacks that memory or a CUDA
- * call fails (EXIT_USAGE when the host lacks it, for step00). Float build only (depth.cu). */
+ * call fails (EXIT_USAGE when the host lacks it, for step00). make accuracy only (depth.cu): it
+ * links the stage's twin, which compiles where the stage uses only what depth.h overloads. */
 size_t measure_depth(size_t n, unsigned int block, bool *order_varies);
 
 /* The bytes of one element measure_depth holds: sizeof(struct depth), checked in depth.cu. */

@@ -12,6 +12,7 @@ uint64_t splitmix64(uint64_t *state)
 void input_fill(elem_t *input, size_t n, enum pattern pattern, uint64_t seed)
 {
     uint64_t state = seed;
+    size_t every = n > (1u << 24) ? (n - 1) / (1u << 24) + 1 : 1; /* PATTERN_QUARTERS's k */
     for (size_t i = 0; i < n; ++i) {
         uint64_t r = splitmix64(&state);
         switch (pattern) {
@@ -27,6 +28,13 @@ void input_fill(elem_t *input, size_t n, enum pattern pattern, uint64_t seed)
             break;
         case PATTERN_ALTERNATING:
             input[i] = (elem_t)((i % 2 ? -1 : 1) * (int)(1 + r % 1000));
+            break;
+        case PATTERN_QUARTERS:
+#ifdef REDUCE_FLOAT
+            input[i] = i % every ? 0.0f : r % 2 ? 0.25f : -0.25f;
+#else
+            input[i] = i % every ? 0 : r % 2 ? 1 : -1;
+#endif
             break;
         }
     }

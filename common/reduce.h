@@ -3,7 +3,7 @@
  * Element type: int32 with identity 0. int32 sums wrap modulo 2^32 (two's complement) on the GPU;
  * the host code is built with -fwrapv so the CPU reference wraps identically, and the exact sum is
  * defined even for full-range random input. Build with -DREDUCE_FLOAT for float32 (identity 0.0f).
- * The float32 build also compiles each stage with -DREDUCE_DEPTH (C++ only), where elem_t counts
+ * make accuracy also compiles each stage with -DREDUCE_DEPTH (C++ only), where elem_t counts
  * roundings instead of adding numbers: that measures the depth of the stage's order (depth.h).
  *
  * A stage is one file, stepNN_name/reduce.cu (step00: reduce.c), that defines STAGE and reduce().

@@ -85,8 +85,8 @@ for t in $(sed -n 's/^\.PHONY: *//p' "$h/Makefile" | tail -n 1); do
     fi
 done
 
-# Every stage builds: each is the previous stage's working code (int32, and float32 with the
-# depth twins). A vendored Criterion comes along for the tests.
+# Every stage builds: each is the previous stage's working code (int32 and float32). A vendored
+# Criterion comes along for the tests.
 [ ! -f third_party/criterion/.done ] || ln -sfn "$PWD/third_party" "$h/third_party"
 for type in int float; do
     if make --no-print-directory -C "$h" -j2 TYPE=$type all > "$check/build-$type.log" 2>&1; then

@@ -161,7 +161,8 @@ Test(reference, float_order_matters)
 /* ------------------------------------------------------------------------------------------ */
 /* input_fill                                                                                 */
 
-static const enum pattern PATTERNS[] = {PATTERN_SMALL, PATTERN_FULL_RANGE, PATTERN_ALTERNATING};
+static const enum pattern PATTERNS[] = {PATTERN_SMALL, PATTERN_FULL_RANGE, PATTERN_ALTERNATING,
+                                        PATTERN_QUARTERS};
 #define N_FILL 10000
 
 Test(reference, fill_same_seed_same_array)
@@ -262,4 +263,39 @@ Test(reference, fill_alternating)
             ++distinct_magnitudes;
     }
     cr_expect_gt(distinct_magnitudes, N_FILL / 2, "the magnitudes barely vary");
+}
+
+/* Quarters (float32; +-1 in int32) of either sign, on every element up to n = 2^24 and on every
+ * k-th past it, so that at most 2^24 are not 0: in float every partial sum is then exact, and the
+ * loop forwards and backwards gives the double sum's bits. */
+Test(reference, fill_quarters)
+{
+#ifdef REDUCE_FLOAT
+    const elem_t unit = 0.25f;
+#else
+    const elem_t unit = 1;
+#endif
+    const size_t ns[] = {N_FILL, (1u << 24) + 3, 3 * (1u << 24) + 1}, every[] = {1, 2, 4};
+    for (size_t c = 0; c < COUNT(ns); ++c) {
+        size_t n = ns[c], nonzero = 0, neg = 0;
+        elem_t *a = malloc(n * sizeof *a);
+        cr_assert_not_null(a);
+        input_fill(a, n, PATTERN_QUARTERS, 3);
+        for (size_t i = 0; i < n; ++i) {
+            cr_assert(i % every[c] ? a[i] == 0 : a[i] == unit || a[i] == -unit,
+                      "n = %zu: a[%zu] = %.17g", n, i, (double)a[i]);
+            nonzero += a[i] != 0;
+            neg += a[i] < 0;
+        }
+        cr_expect(nonzero <= (1u << 24) && neg > nonzero / 3 && neg < 2 * nonzero / 3,
+                  "n = %zu: %zu not 0, %zu negative", n, nonzero, neg);
+        elem_t backwards = IDENTITY;
+        for (size_t i = n; i-- > 0;)
+            backwards += a[i];
+        cr_expect((double)reduce_cpu(a, n) == reduce_double(a, n) &&
+                      (double)backwards == reduce_double(a, n),
+                  "n = %zu: loop %.9g, backwards %.9g, double %.17g", n, (double)reduce_cpu(a, n),
+                  (double)backwards, reduce_double(a, n));
+        free(a);
+    }
 }

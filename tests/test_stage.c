@@ -8,14 +8,12 @@
  * and reported on its own: a failure names its n, block, pattern and seed.
  *
  * The float32 build (make TYPE=float test) runs the same tests, but a float sum depends on the
- * order of its additions and every stage has its own: there each sum must lie within the stage's
- * error bound of a double-precision reference (|s - ref| <= gamma_d * sum |x_i|, float_sum_bound in
- * common/tolerance.c, derived in common/FLOAT.md), where d is the depth of the stage's order,
- * measured by running the stage's own code on a counting type (measure_depth, common/depth.cu).
- * Where float must be exact in any order (integer input whose magnitudes add up to at most 2^24)
- * the sum must be exact too, and the stages that add in the same order every run (no more than one
- * float atomicAdd, as measured) must repeat their bits. The measured depth itself must lie between
- * ceil(log2 n) and n - 1, as for any correct reduction. */
+ * order of its additions and every stage has its own (common/FLOAT.md). There each case checks
+ * two things: the sum of the case's input lies within the bound that holds for any order of n
+ * additions (float_sum_bound with d = n - 1, common/tolerance.c) of a double-precision reference;
+ * and the stage's sum of n quarters (PATTERN_QUARTERS), which every order gets exactly, is exact,
+ * so that a dropped or doubled element fails as in the int32 build. Nothing here knows the
+ * stage's order, so a stage may use any CUDA C it likes. */
 #define _DEFAULT_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -52,31 +50,6 @@ static elem_t stage_sum(elem_t *input, size_t n, unsigned int block)
         reduce(input, n, block, &sum);
     return sum;
 }
-
-#ifdef REDUCE_FLOAT
-/* The tolerance for this stage summing n elements of sum |x_i| = scale with `block` threads a
- * block, in *depth the d it comes from, and in *varies (may be NULL) whether its order may change
- * from run to run: both measured by running the stage (measure_depth). */
-static double bound_for(size_t n, unsigned int block, double scale, size_t *depth, bool *varies)
-{
-    *depth = measure_depth(n, block, varies);
-    return float_sum_bound(n, *depth, scale);
-}
-
-/* Whole numbers whose magnitudes add up to at most 2^24: every partial sum, in any order, is then
- * a whole number of at most 2^24 in magnitude, which float holds exactly, so every order gives
- * the exact sum. The small pattern is such up to about 2 million elements (mean |x| 8.2), the
- * alternating one up to about 30 000 (500): there a dropped or doubled element still shows. */
-static bool exact_in_any_order(const elem_t *x, size_t n, double scale)
-{
-    if (scale > 0x1p24)
-        return false;
-    for (size_t i = 0; i < n; ++i)
-        if (x[i] != truncf(x[i]))
-            return false;
-    return true;
-}
-#endif
 
 /* One case: the stage's sum of n elements of `pattern`, made from `seed`, with `block` threads a
  * block. Criterion runs each case in a process of its own and reports it on its own; a case holds
@@ -128,19 +101,19 @@ static void check_sum(const struct sum_case *c)
     input_fill(input, n, c->pattern, c->seed);
     elem_t sum = stage_sum(input, n, block);
 #ifdef REDUCE_FLOAT
-    double ref = reduce_double(input, n), scale = sum_abs(input, n);
-    size_t d;
-    double bound = bound_for(n, block, scale, &d, NULL);
+    double ref = reduce_double(input, n), bound = float_sum_bound(n, n - 1, sum_abs(input, n));
     cr_expect(fabs((double)sum - ref) <= bound,
               "%s: n = %zu, block = %u, %s input (seed %llu): sum %.9g, double reference %.17g: "
-              "off by %.3g, more than the bound %.3g (d = %zu)",
+              "off by %.3g, more than any order's bound %.3g",
               STAGE_NAME, n, block, pattern_name(c->pattern), (unsigned long long)c->seed,
-              (double)sum, ref, fabs((double)sum - ref), bound, d);
-    cr_expect(!exact_in_any_order(input, n, scale) || (double)sum == ref,
-              "%s: n = %zu, block = %u, %s input (seed %llu): sum %.9g, expected exactly %.17g "
-              "(whole numbers, sum |x| <= 2^24: exact in any order)",
-              STAGE_NAME, n, block, pattern_name(c->pattern), (unsigned long long)c->seed,
-              (double)sum, ref);
+              (double)sum, ref, fabs((double)sum - ref), bound);
+    input_fill(input, n, PATTERN_QUARTERS, c->seed);
+    ref = reduce_double(input, n);
+    sum = stage_sum(input, n, block);
+    cr_expect((double)sum == ref,
+              "%s: n = %zu, block = %u: %zu quarters (seed %llu) summed to %.9g, not exactly %.17g "
+              "(an element dropped or added twice?)",
+              STAGE_NAME, n, block, n, (unsigned long long)c->seed, (double)sum, ref);
 #else
     elem_t ref = reduce_cpu(input, n);
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0,
@@ -180,10 +153,9 @@ ParameterizedTest(struct sum_case *c, stage, alternating_signs)
 /* The same input gives the same bits every time: int32 addition is associative, so even the
  * stages whose atomics land in a different order each run must agree. The GPU repeats go through
  * the timed path, which checks the sum of every repeat against the first run's.
- * float32 is not associative: where float atomicAdds land in a different order each run (the
- * depth measurement saw more than one) the last bits may change, so there every repeat must only
- * be within the bound, and the test logs how many differed. The others add in one fixed order:
- * same bits. */
+ * float32 is not associative: where float atomicAdds land in a different order each run the last
+ * bits of a sum may change (FLOAT.md). Not those of quarters, which every order sums exactly: on
+ * them every run must give the same, exact bits, so a race still shows. */
 Test(stage, repeats_are_bit_identical)
 {
     if (STAGE.on_gpu)
@@ -192,44 +164,14 @@ Test(stage, repeats_are_bit_identical)
     unsigned int block = STAGE.fixed_block ? STAGE.fixed_block : 1024;
     elem_t *input = malloc(n * sizeof *input);
     cr_assert_not_null(input);
-    input_fill(input, n, PATTERN_FULL_RANGE, 7);
 #ifdef REDUCE_FLOAT
-    double ref = reduce_double(input, n), scale = sum_abs(input, n);
-    size_t d;
-    bool varies;
-    double bound = bound_for(n, block, scale, &d, &varies);
-    elem_t first = stage_sum(input, n, block), sum;
-    cr_expect(fabs((double)first - ref) <= bound,
-              "%s: sum %.9g, double reference %.17g: off by more than the bound %.3g (d = %zu)",
-              STAGE_NAME, (double)first, ref, bound, d);
-    if (STAGE.on_gpu) {
-        struct timing t;
-        gpu_run_stage(input, n, block, 5, &sum, &t); /* 1 warm-up + 5 timed repeats */
-        if (varies) {
-            cr_expect(fabs((double)t.lo - ref) <= bound && fabs((double)t.hi - ref) <= bound,
-                      "%s: the repeats' sums span [%.9g, %.9g], more than the bound %.3g (d = "
-                      "%zu) from the double reference %.17g",
-                      STAGE_NAME, (double)t.lo, (double)t.hi, bound, d, ref);
-            /* Not a failure, but reported. Not with cr_log_warn: Criterion 2.4 then exits 1. */
-            if (t.unstable)
-                fprintf(stderr,
-                        "note: %s: %d of 5 float repeats differed from the first run (atomicAdd "
-                        "order): spread %.9g, all within the bound %.3g\n",
-                        STAGE_NAME, t.unstable, (double)t.hi - (double)t.lo, bound);
-        } else {
-            cr_expect_eq(t.unstable, 0, "%d of 5 repeats differed from the first run", t.unstable);
-        }
-    } else {
-        for (int r = 0; r < 5; ++r)
-            sum = stage_sum(input, n, block);
-    }
-    cr_expect(varies || memcmp(&sum, &first, sizeof sum) == 0,
-              "a repeat gave a different sum: %.9g, then %.9g", (double)first, (double)sum);
-    free(input);
-}
+    input_fill(input, n, PATTERN_QUARTERS, 7);
 #else
+    input_fill(input, n, PATTERN_FULL_RANGE, 7);
+#endif
     elem_t ref = reduce_cpu(input, n), sum = stage_sum(input, n, block);
-    cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "wrong sum");
+    cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "wrong sum: %.9g, not %.9g", (double)sum,
+              (double)ref);
     if (STAGE.on_gpu) {
         struct timing t;
         gpu_run_stage(input, n, block, 5, &sum, &t); /* 1 warm-up + 5 timed repeats */
@@ -241,50 +183,6 @@ Test(stage, repeats_are_bit_identical)
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "a repeat gave a different sum");
     free(input);
 }
-#endif
-
-#ifdef REDUCE_FLOAT
-static size_t ceil_log2(size_t n)
-{
-    size_t k = 0;
-    while (((size_t)1 << k) < n)
-        ++k;
-    return k;
-}
-
-/* The measured depth is a depth. A reduction of n elements by additions of two partial sums takes
- * every element through at most n - 1 of them (there are n - 1 in all), and some element through
- * at least ceil(log2 n) (d additions gather at most 2^d elements): true of any correct order, so
- * this says nothing of the stage's own. One element, or none, needs no addition at all. Measuring
- * twice gives the same d, even where the atomicAdds land in another order each time. */
-ParameterizedTestParameters(stage, measured_depth_is_a_depth)
-{
-    static const size_t N[] = {0, 1, 2, 3, 1000, 2047, 100003, (1u << 20) + 3};
-    struct sum_case *cases = alloc_params(COUNT(N) * COUNT(BLOCKS), sizeof *cases);
-    size_t count = 0;
-    for (size_t i = 0; i < COUNT(N); ++i)
-        add_cases(cases, &count, PATTERN_SMALL, N[i], 0); /* no input: pattern and seed unused */
-    return cr_make_param_array(struct sum_case, cases, count, free_params);
-}
-ParameterizedTest(struct sum_case *c, stage, measured_depth_is_a_depth)
-{
-    if (STAGE.on_gpu)
-        require_gpu();
-    size_t n = c->n;
-    unsigned int block = c->block;
-    bool varies;
-    size_t d = measure_depth(n, block, &varies), again = measure_depth(n, block, NULL);
-    if (n <= 1)
-        cr_expect(d == 0 && !varies, "%s: n = %zu, block = %u: depth %zu%s, not 0", STAGE_NAME, n,
-                  block, d, varies ? " (order varies)" : "");
-    else
-        cr_expect(ceil_log2(n) <= d && d <= n - 1,
-                  "%s: n = %zu, block = %u: depth %zu, not in [ceil(log2 n), n - 1] = [%zu, %zu]",
-                  STAGE_NAME, n, block, d, ceil_log2(n), n - 1);
-    cr_expect_eq(again, d, "%s: n = %zu, block = %u: depth %zu, then %zu", STAGE_NAME, n, block, d,
-                 again);
-}
-#endif
 
 /* The stage's limits are checked before any CUDA call: no GPU needed. */
 Test(stage, limit_on_n)
@@ -312,9 +210,9 @@ Test(stage, limit_on_n)
 }
 
 /* Past 2^31 and 2^32 elements every index and size must be 64-bit: a 32-bit one wraps and sums
- * the wrong elements. Multi-block stages must give the exact sum; single-block ones refuse. Runs
- * only where the GPU has the memory (17 GiB for 2^32 + 5; in the float build 34 GiB before that,
- * for the depth measurement), and says so when it skips. */
+ * the wrong elements. Multi-block stages must give the exact sum (float32: of quarters, which
+ * every order sums exactly); single-block ones refuse. Runs only where the GPU has the memory
+ * (17 GiB for 2^32 + 5), and says so when it skips. */
 static void check_huge(size_t n)
 {
     char err[512];
@@ -323,13 +221,7 @@ static void check_huge(size_t n)
                      "%s took n = %zu", STAGE_NAME, n);
         return;
     }
-    /* The most device memory held at once: the input, or in the float build the depth
-     * measurement's elements before it (measure_depth frees them before the input is made). */
-    size_t held = n * sizeof(elem_t);
-#ifdef REDUCE_FLOAT
-    if (n * DEPTH_BYTES > held)
-        held = n * DEPTH_BYTES;
-#endif
+    size_t held = n * sizeof(elem_t); /* the input, on the GPU (or the host, for step00) */
     if (STAGE.on_gpu) {
         require_gpu();
         size_t need = held + ((size_t)1 << 30);
@@ -338,33 +230,22 @@ static void check_huge(size_t n)
             cr_skip_test("not enough GPU memory for n = %zu: %.1f GiB free, %.1f GiB needed.", n,
                          free_bytes / 1073741824.0, need / 1073741824.0);
     }
-    /* The host holds the input (and for a CPU stage what the device would hold); other tests run
-     * beside this one, so ask for twice as much. */
-    double need_gib = (STAGE.on_gpu ? n * sizeof(elem_t) : held) / 1073741824.0;
+    /* The host holds the input; other tests run beside this one, so ask for twice as much. */
     double avail_gib = (double)sysconf(_SC_AVPHYS_PAGES) * sysconf(_SC_PAGESIZE) / 1073741824.0;
-    if (avail_gib <= 2 * need_gib)
+    if (avail_gib <= 2 * held / 1073741824.0)
         cr_skip_test("not enough host memory for n = %zu: %.1f GiB available, %.1f GiB needed.", n,
-                     avail_gib, 2 * need_gib);
-#ifdef REDUCE_FLOAT
-    size_t d = measure_depth(n, 256, NULL); /* first: then its memory is free for the input */
-#endif
-    elem_t *input = malloc(n * sizeof *input);
+                     avail_gib, 2 * held / 1073741824.0);
+    elem_t *input = malloc(held);
     if (input == NULL)
         cr_skip_test("not enough host memory for n = %zu: malloc failed.", n);
-    input_fill(input, n, PATTERN_SMALL, 31);
 #ifdef REDUCE_FLOAT
-    double ref = reduce_double(input, n), scale = sum_abs(input, n);
-    elem_t sum = stage_sum(input, n, 256);
-    double bound = float_sum_bound(n, d, scale);
-    cr_expect(fabs((double)sum - ref) <= bound,
-              "%s: n = %zu: sum %.9g, double reference %.17g: off by %.3g, more than the bound "
-              "%.3g (d = %zu)",
-              STAGE_NAME, n, (double)sum, ref, fabs((double)sum - ref), bound, d);
+    input_fill(input, n, PATTERN_QUARTERS, 31);
 #else
+    input_fill(input, n, PATTERN_SMALL, 31);
+#endif
     elem_t ref = reduce_cpu(input, n), sum = stage_sum(input, n, 256);
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "%s: n = %zu: sum %.17g, expected %.17g",
               STAGE_NAME, n, (double)sum, (double)ref);
-#endif
     free(input);
 }
 

@@ -1,7 +1,8 @@
 /* test_tolerance.c: the float32 error bound of common/tolerance.c, on the CPU (both builds).
  *
- * The GPU tests hold every stage's float sum to float_sum_bound(n, d, sum |x_i|), with d measured
- * by running the stage (measure_depth; the counting type has its own tests in test_depth.cc).
+ * The GPU tests hold every stage's float sum to float_sum_bound(n, n - 1, sum |x_i|), the bound of
+ * any order; make accuracy to float_sum_bound(n, d, sum |x_i|) with the d of the stage's own order
+ * (measure_depth; the counting type has its own tests in test_depth.cc).
  * Here the bound itself: never too small, for sums in orders built here with no reference to any
  * stage (a left-to-right chain, a balanced pairwise tree, random binary trees), each counting d
  * as it goes; and sharp enough to mean something: a loop that loses every addition sits right
