@@ -307,18 +307,25 @@ $(BUILD)/test_hostile: $(OBJ)/test_hostile.o $(OBJ)/stage_step00.o $(GPU_HARNESS
 $(BUILD)/test_deterministic: $(OBJ)/test_deterministic.o $(OBJ)/stage_step08.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
 
-# Stage 9: its own main, stage 8's kernel on each GPU, NCCL (NCCL_FLAGS, found above).
+# Stage 9: its own main, stage 8's kernel on each GPU, NCCL (NCCL_FLAGS, found above). Its files
+# and a second copy of stage 8's are compiled with --default-stream per-thread (PTDS): stage 8's
+# <<<>>> then goes to cudaStreamPerThread, the stream step09 gives NCCL (multi_gpu.cu, struct team).
+# The harness (gpu.o) and stage_step08.o stay on the legacy default stream.
 STEP09_SRC := step09_multi_gpu/multi_gpu.cu step09_multi_gpu/multi_gpu.h common/*.h
+PTDS := --default-stream per-thread
+$(OBJ)/stage_step08_ptds.o: $(call src,step08) common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) $(PTDS) -c $< -o $@
 $(OBJ)/multi_gpu.o: $(STEP09_SRC) | $(OBJ)
 	@test -n "$(NCCL_FLAGS)" || { echo "make: step09 cannot be built: $(STEP09_WHY)" >&2; exit 2; }
-	$(NVCC) $(NVCCFLAGS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS)) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) $(PTDS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS)) -c $< -o $@
 $(OBJ)/main_multi_gpu.o: step09_multi_gpu/main.cu $(STEP09_SRC) | $(OBJ)
-	$(NVCC) $(NVCCFLAGS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS)) -c $< -o $@
-$(BUILD)/step09: $(OBJ)/main_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08.o $(GPU_HARNESS)
+	$(NVCC) $(NVCCFLAGS) $(PTDS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS)) -c $< -o $@
+$(BUILD)/step09: $(OBJ)/main_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08_ptds.o $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(filter-out -I%,$(NCCL_FLAGS)) -o $@
 $(OBJ)/test_multi_gpu.o: tests/test_multi_gpu.c step09_multi_gpu/multi_gpu.h tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -Istep09_multi_gpu -c $< -o $@
-$(BUILD)/test_step09: $(OBJ)/test_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08.o $(GPU_HARNESS)
+$(BUILD)/test_step09: $(OBJ)/test_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08_ptds.o \
+                      $(GPU_HARNESS)
 	$(NVCC) -arch=$(ARCH) $^ $(filter-out -I%,$(NCCL_FLAGS)) $(CRIT_LIBS) -o $@
 
 $(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)

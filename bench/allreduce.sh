@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # allreduce.sh BUILD [GPUS]: `make bench-step09`. Runs BUILD/step09 --bench (on GPUS GPUs, default
 # every visible one) into bench/<gpu name>/allreduce.csv, where the rows of runs on other numbers of
-# GPUs are kept and those of the same number replaced, then draws bench/<gpu name>/allreduce.png
-# (bench/plot_allreduce.py) and prints its table. NCCL_NVLS_ENABLE=0 unless set (see step09).
+# GPUs are kept and those of the same number replaced (all rows, where its header is an older
+# step09's), then draws bench/<gpu name>/allreduce.png (bench/plot_allreduce.py) and prints its
+# table. NCCL_NVLS_ENABLE=0 unless set (see step09).
 set -euo pipefail
 build=$1 gpus=${2:-}
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
@@ -14,7 +15,11 @@ g=$(sed -n 2p "$tmp" | cut -d, -f2)
 dir="bench/$(printf '%s' "$gpu" | tr -c 'A-Za-z0-9._-' '_')"
 mkdir -p "$dir"
 csv=$dir/allreduce.csv
-if [ -f "$csv" ]; then
+if [ -f "$csv" ] && [ "$(head -n 1 "$csv")" != "$(head -n 1 "$tmp")" ]; then
+    # Rows of an older step09, with other columns, cannot be kept beside these.
+    echo "allreduce.sh: $csv has another header (an older step09): its rows are replaced" >&2
+    mv "$tmp" "$csv"
+elif [ -f "$csv" ]; then
     awk -F, -v g="$g" 'NR == 1 || $2 != g' "$csv" >"$tmp.merged"
     tail -n +2 "$tmp" >>"$tmp.merged"
     mv "$tmp.merged" "$csv"

@@ -5,7 +5,10 @@ Usage: python3 bench/plot_allreduce.py CSV [-o PNG] [--table]
 
   CSV      rows of `build/step09 --bench --csv CSV` (bench/allreduce.sh keeps one
            run per number of GPUs):
-           gpu,gpus,type,bytes,median_ms,algbw_gbps,busbw_gbps,copy_gbps,wrong
+           gpu,gpus,type,bytes,time_ms,algbw_gbps,busbw_gbps,latency_ms,copy_gbps,wrong
+           time_ms: the average of R all-reduces launched back to back (nccl-tests'
+           time, no L2 flush), which algbw and busbw are computed from; latency_ms:
+           the median of R single calls, every L2 flushed before each (not plotted)
   -o PNG   output image (default: allreduce.png next to the CSV)
   --table  also print a Markdown table of busbw (algbw for one GPU) at 1 KiB,
            1 MiB, 64 MiB and 1 GiB, for the README and the lesson
@@ -13,7 +16,7 @@ Usage: python3 bench/plot_allreduce.py CSV [-o PNG] [--table]
 Left: bus bandwidth, busbw = algbw * 2 (G - 1) / G (NVIDIA's nccl-tests), the
 rate each GPU's link carries in a ring all-reduce; one line per G > 1. One GPU
 has no link (busbw 0), so the right panel shows algorithm bandwidth,
-algbw = bytes / time, for every G. Both panels draw one GPU's device-to-device
+algbw = bytes / time_ms, for every G. Both panels draw one GPU's device-to-device
 copy rate, measured in the same run, counting bytes read once (copy_gbps / 2):
 the rate at which one GPU's memory streams a vector. int32 and float32 are
 drawn both; their rates match where NCCL moves the same bytes.
@@ -26,7 +29,8 @@ from collections import defaultdict
 
 from plot import read_rows  # bench/plot.py: the CSV with its header checked
 
-HEADER = "gpu,gpus,type,bytes,median_ms,algbw_gbps,busbw_gbps,copy_gbps,wrong".split(",")
+HEADER = ("gpu,gpus,type,bytes,time_ms,algbw_gbps,busbw_gbps,latency_ms,copy_gbps,wrong"
+          .split(","))
 TABLE_BYTES = (1 << 10, 1 << 20, 1 << 26, 1 << 30)
 
 

@@ -7,7 +7,8 @@
                                              those Nsight Compute counters, a row per stage, n and
                                              block (metrics/*/metrics.csv)
     tables.py allreduce CSV                  stage 9's all-reduce: algbw at 1 KiB .. 1 GiB, busbw
-                                             (only where a row has 2 GPUs or more), the time at 1 KiB
+                                             (only where a row has 2 GPUs or more), one call's
+                                             latency at 1 KiB (latency_ms)
     tables.py allreduceplot CSV              the plot beside the CSV when a row has 2 GPUs or more,
                                              else one line saying those runs are still to be made
     tables.py measured CSV                   one line: the GPU, its peak, the CSV
@@ -106,7 +107,8 @@ def counters(path, stages, metrics):
                  f"Nsight Compute on {rows[0]['gpu']}, first launch of reduce_kernel; `{path}`")
 
 
-ALLREDUCE = "gpu,gpus,type,bytes,median_ms,algbw_gbps,busbw_gbps,copy_gbps,wrong".split(",")
+ALLREDUCE = ("gpu,gpus,type,bytes,time_ms,algbw_gbps,busbw_gbps,latency_ms,copy_gbps,wrong"
+             .split(","))
 SIZES = ((1 << 10, "1 KiB"), (1 << 20, "1 MiB"), (1 << 26, "64 MiB"), (1 << 30, "1 GiB"))
 
 
@@ -133,17 +135,19 @@ def allreduce(path):
         if links:
             bus = at(g, SIZES[-1][0], "busbw_gbps")
             cells.append("--" if g[0] == 1 or bus is None else plot.num(bus))
-        ms = at(g, SIZES[0][0], "median_ms")
+        ms = at(g, SIZES[0][0], "latency_ms")  # one call, not the back-to-back average
         cells.append(f"{plot.num(ms * 1000)} µs" if ms is not None else "--")
         body.append(cells)
     head = ["G", "type"] + [f"algbw at {label}" for _, label in SIZES]
     head += ["busbw at 1 GiB"] if links else []
-    head += ["time at 1 KiB"]
+    head += ["latency at 1 KiB, one call"]
     copy = statistics.median(float(r["copy_gbps"]) for r in rows)
     return table(head, ["--:", "---"] + ["--:"] * (len(head) - 2), body,
-                 f"GB/s; {rows[0]['gpu']}; algbw: bytes a GPU / time; medians, every L2 flushed "
-                 f"before each call. One GPU's device-to-device copy in the same runs: "
-                 f"{plot.num(copy)} GB/s read + write, {plot.num(copy / 2)} read. `{path}`")
+                 f"GB/s; {rows[0]['gpu']}; algbw: bytes a GPU / time, the average of calls "
+                 f"launched back to back (nccl-tests' time, no L2 flush); latency: the median of "
+                 f"single calls, every L2 flushed before each. One GPU's device-to-device copy in "
+                 f"the same runs: {plot.num(copy)} GB/s read + write, {plot.num(copy / 2)} read. "
+                 f"`{path}`")
 
 
 def allreduceplot(path):

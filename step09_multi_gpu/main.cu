@@ -4,10 +4,12 @@
  *   build/step09 --bench [--gpus G] [--csv FILE]              the all-reduce, 1 KiB .. 1 GiB
  *
  * The first prints one line like every stage's (sum, ref, result, median_ms, GB/s); the second
- * adds a table: for int32 and float32 and each size, the median time, the algorithm and bus
- * bandwidth (nccl-tests' definitions) and one GPU's device-to-device copy bandwidth, measured in
- * the same run, and appends each row to FILE as CSV:
- *   gpu,gpus,type,bytes,median_ms,algbw_gbps,busbw_gbps,copy_gbps,wrong
+ * adds a table: for int32 and float32 and each size, the time as nccl-tests take it (the average of
+ * R all-reduces launched back to back), the algorithm and bus bandwidth from it (nccl-tests'
+ * definitions), one call's latency (the median of R single calls, L2s flushed before each) and
+ * one GPU's device-to-device copy bandwidth, measured in the same run, and appends each row to
+ * FILE as CSV (bytes a GPU, ms, GB/s):
+ *   gpu,gpus,type,bytes,time_ms,algbw_gbps,busbw_gbps,latency_ms,copy_gbps,wrong
  * Exit status: 0 ok, 1 a wrong sum, 2 bad usage, 3 no CUDA device, fewer GPUs than --gpus, too
  * little device memory, or a CUDA or NCCL error. */
 #include <getopt.h>
@@ -24,8 +26,10 @@ static const char usage_text[] =
     "  --gpus G   GPUs to use, devices 0 .. G-1 (default: every visible GPU)\n"
     "  --n N      elements to sum (default: 16777216)\n"
     "  --seed S   seed of the random input (default: 1)\n"
-    "  --reps R   timed repeats, the median is reported (default: 20)\n"
-    "  --bench    then time ncclAllReduce of 1 KiB .. 1 GiB a GPU, int32 and float32\n"
+    "  --reps R   timed repeats: the sum's median_ms is the median of R runs (default: 20)\n"
+    "  --bench    then time ncclAllReduce of 1 KiB .. 1 GiB a GPU, int32 and float32, for each\n"
+    "             size: time ms, the average of R calls back to back after 5 (nccl-tests' time;\n"
+    "             algbw and busbw in GB/s from it), and latency ms, the median of R single calls\n"
     "  --csv FILE with --bench: append one CSV row per size to FILE\n"
     "Prints: stage device gpus n sum ref result median_ms GB/s\n"
     "Exit status: 0 ok, 1 wrong sum, 2 bad usage, 3 no CUDA device, too few GPUs or memory, or a\n"
@@ -38,7 +42,9 @@ static int usage_error(const char *what, const char *value)
 }
 
 /* One GPU's device-to-device copy, GB/s counting bytes read and written: its memory's rate, timed
- * as make bench times its copy (gpu_time: the median, the L2 flushed before each repeat). */
+ * as make bench times its copy (gpu_time: the median, the L2 flushed before each repeat). On the
+ * legacy default stream, named: gpu_time records its events there (common/gpu.cu is compiled
+ * without --default-stream per-thread, this file with it). */
 struct copy {
     void *from, *to;
     size_t bytes;
@@ -47,7 +53,8 @@ struct copy {
 static void run_copy(void *ctx)
 {
     struct copy *c = (struct copy *)ctx;
-    CUDA_CHECK(cudaMemcpyAsync(c->to, c->from, c->bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(
+        cudaMemcpyAsync(c->to, c->from, c->bytes, cudaMemcpyDeviceToDevice, cudaStreamLegacy));
 }
 
 static double copy_gbps(size_t bytes, int reps)
@@ -70,7 +77,8 @@ static int bench(struct team *team, const char *gpu, const char *csv_path, int r
         return EXIT_USAGE;
     }
     if (csv && ftell(csv) == 0)
-        fprintf(csv, "gpu,gpus,type,bytes,median_ms,algbw_gbps,busbw_gbps,copy_gbps,wrong\n");
+        fprintf(csv, "gpu,gpus,type,bytes,time_ms,algbw_gbps,busbw_gbps,latency_ms,copy_gbps,"
+                     "wrong\n");
     size_t most = (size_t)1 << 30;
     CUDA_CHECK(cudaSetDevice(0));
     while (most > 1024 && 2 * most + ((size_t)1 << 28) > gpu_free_memory())
@@ -81,29 +89,31 @@ static int bench(struct team *team, const char *gpu, const char *csv_path, int r
     struct row {
         const char *type;
         size_t bytes, wrong;
-        double ms;
+        double ms, latency_ms; /* the back-to-back average, and one call's median */
     } rows[2 * 31];
     int n_rows = 0;
-    printf("%-8s %12s %11s %12s %12s %10s\n", "type", "bytes", "median ms", "algbw GB/s",
-           "busbw GB/s", "wrong");
+    printf("%-8s %12s %11s %12s %12s %11s %10s\n", "type", "bytes", "time ms", "algbw GB/s",
+           "busbw GB/s", "latency ms", "wrong");
     int status = EXIT_OK;
     for (int is_float = 0; is_float <= 1; ++is_float)
         for (size_t bytes = 1024; bytes <= most; bytes *= 2) {
-            double ms;
+            double ms, latency_ms;
             size_t wrong;
-            multi_gpu_allreduce(team, bytes / 4, is_float, 1, reps, &ms, &wrong);
+            multi_gpu_allreduce(team, bytes / 4, is_float, 1, reps, &ms, &latency_ms, &wrong);
             const char *type = is_float ? "float32" : "int32";
-            printf("%-8s %12zu %11.4f %12.1f %12.1f %10zu\n", type, bytes, ms,
-                   algbw_gbps(bytes, ms), busbw_gbps(bytes, ms, team_size(team)), wrong);
-            rows[n_rows++] = (struct row){type, bytes, wrong, ms};
+            printf("%-8s %12zu %11.4f %12.1f %12.1f %11.4f %10zu\n", type, bytes, ms,
+                   algbw_gbps(bytes, ms), busbw_gbps(bytes, ms, team_size(team)), latency_ms,
+                   wrong);
+            rows[n_rows++] = (struct row){type, bytes, wrong, ms, latency_ms};
             if (wrong)
                 status = EXIT_MISMATCH;
         }
     double copy = copy_gbps(most, reps);
     for (int r = 0; csv && r < n_rows; ++r)
-        fprintf(csv, "%s,%d,%s,%zu,%.5f,%.2f,%.2f,%.1f,%zu\n", gpu, team_size(team), rows[r].type,
-                rows[r].bytes, rows[r].ms, algbw_gbps(rows[r].bytes, rows[r].ms),
-                busbw_gbps(rows[r].bytes, rows[r].ms, team_size(team)), copy, rows[r].wrong);
+        fprintf(csv, "%s,%d,%s,%zu,%.5f,%.2f,%.2f,%.5f,%.1f,%zu\n", gpu, team_size(team),
+                rows[r].type, rows[r].bytes, rows[r].ms, algbw_gbps(rows[r].bytes, rows[r].ms),
+                busbw_gbps(rows[r].bytes, rows[r].ms, team_size(team)), rows[r].latency_ms, copy,
+                rows[r].wrong);
     printf("one GPU's device-to-device copy: %.1f GB/s (bytes read and written), on %d GPU%s\n",
            copy, team_size(team), team_size(team) > 1 ? "s" : "");
     if (csv)

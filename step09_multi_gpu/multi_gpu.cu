@@ -9,8 +9,11 @@
  * all-reduce adds the G partial sums, so that every GPU ends with the whole sum. The same call
  * on a vector is what data-parallel training does after every step: each GPU holds the gradients
  * of its part of the batch, and ncclAllReduce leaves their element-wise sum on every GPU.
- * One process drives every GPU (ncclCommInitAll, and ncclGroupStart/End around the G calls), so
- * the program stays one C file with its main: no MPI.
+ * One process and one host thread drive every GPU (ncclCommInitAll, and ncclGroupStart/End around
+ * the G calls): no MPI, no thread per GPU.
+ * Streams: this file, main.cu and a copy of stage 8's reduce.cu are compiled with nvcc's
+ * --default-stream per-thread (the Makefile): stage 8's kernel and NCCL's work on GPU g share one
+ * stream, cudaStreamPerThread with device g current (struct team below).
  * Pitfall: the G calls of one collective must be grouped. Each ncclAllReduce waits for its G - 1
  * peers; one thread that makes the calls one after another, ungrouped, waits in the first call
  * for calls it has not made yet: a hang.
@@ -50,10 +53,18 @@ int team_visible(void)
     return count;
 }
 
+/* No stream of its own: GPU g's stream is cudaStreamPerThread while device g is current. That is
+ * this host thread's default stream on the device, created by the runtime: an ordinary blocking
+ * stream, in order, where stage 8's reduce() launches (<<<grid, block>>>, no stream named,
+ * compiled per-thread). NCCL given it runs after the kernel; one cudaStreamSynchronize waits for
+ * both. Blocking, it still waits for earlier work on the legacy default stream, and that stream
+ * for it: the harness's gpu_flush_l2 (common/gpu.cu, compiled without the flag) runs there.
+ * The communicators are blocking (NCCL's default), so ncclGroupEnd launches from this thread,
+ * whose per-thread stream it is; a non-blocking one launches from a thread of NCCL's
+ * (NVIDIA/nccl issue 1976). */
 struct team {
     int gpus;
     ncclComm_t comm[MAX_GPUS];
-    cudaStream_t stream[MAX_GPUS];
     void *send[MAX_GPUS], *recv[MAX_GPUS]; /* the all-reduce's vectors, kept from size to size */
     size_t capacity;                       /* their bytes */
 };
@@ -69,10 +80,6 @@ struct team *team_open(int gpus)
         devices[g] = g;
     team->gpus = gpus;
     NCCL_CHECK(ncclCommInitAll(team->comm, gpus, devices)); /* one communicator per GPU */
-    for (int g = 0; g < gpus; ++g) {
-        CUDA_CHECK(cudaSetDevice(g));
-        CUDA_CHECK(cudaStreamCreate(&team->stream[g])); /* waits for the default stream's work */
-    }
     return team;
 }
 
@@ -81,12 +88,21 @@ int team_size(const struct team *team)
     return team->gpus;
 }
 
+/* As NCCL's examples end: ncclCommFinalize, then ncclCommDestroy, then the buffers. Finalizing
+ * waits for the communicator's work and meets its peers on this host (a barrier), so one thread
+ * finalizing G communicators one by one would wait in the first for the G - 1 it has not reached.
+ * Grouped, as one thread's calls for several GPUs must be (the NCCL user guide, "Group Calls"),
+ * the G finalizations run together. No stream to destroy: the per-thread ones are the runtime's. */
 void team_close(struct team *team)
 {
+    NCCL_CHECK(ncclGroupStart());
+    for (int g = 0; g < team->gpus; ++g)
+        NCCL_CHECK(ncclCommFinalize(team->comm[g]));
+    NCCL_CHECK(ncclGroupEnd());
+    for (int g = 0; g < team->gpus; ++g)
+        NCCL_CHECK(ncclCommDestroy(team->comm[g]));
     for (int g = 0; g < team->gpus; ++g) {
         CUDA_CHECK(cudaSetDevice(g));
-        CUDA_CHECK(cudaStreamDestroy(team->stream[g]));
-        NCCL_CHECK(ncclCommDestroy(team->comm[g]));
         if (team->capacity) {
             CUDA_CHECK(cudaFree(team->send[g]));
             CUDA_CHECK(cudaFree(team->recv[g]));
@@ -108,13 +124,13 @@ static double now_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* Waits for everything on every GPU: stage 8's reduce() launches on the default stream, and an
- * all-reduce over one GPU, in place, may put nothing on the team's stream to wait behind it. */
-static void synchronize_all(struct team *team)
+/* Waits for every GPU's stream: stage 8's kernel and NCCL's work alike, both on it. An all-reduce
+ * over one GPU, in place, may put nothing on the stream; the kernel before it is there still. */
+static void synchronize_streams(struct team *team)
 {
     for (int g = 0; g < team->gpus; ++g) {
         CUDA_CHECK(cudaSetDevice(g));
-        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
     }
 }
 
@@ -128,7 +144,11 @@ static int compare_ms(const void *a, const void *b)
  * host clock from the first launch to the end of every stream. Before each, untimed, every GPU's
  * L2 is flushed by the harness's gpu_flush_l2, as make bench flushes (gpu_time): the input comes
  * from device memory, not from what the last repeat left in the L2 (60 MB on an H200: most of
- * 2^24 int32). */
+ * 2^24 int32). The flush runs on the legacy default stream (common/gpu.cu is compiled without
+ * --default-stream per-thread). The per-thread stream is a blocking stream: its next launch waits
+ * for the flush, so an unfinished flush would be timed with the run; and synchronising it does not
+ * wait for the flush, which is not on it. Hence the one cudaDeviceSynchronize a GPU, before the
+ * clock starts, never inside it. */
 static double median_ms(struct team *team, void (*once)(struct team *, void *), void *ctx, int reps)
 {
     reps = reps > 0 ? reps : 1;
@@ -138,10 +158,13 @@ static double median_ms(struct team *team, void (*once)(struct team *, void *), 
             CUDA_CHECK(cudaSetDevice(g));
             gpu_flush_l2();
         }
-        synchronize_all(team);
+        for (int g = 0; g < team->gpus; ++g) { /* every flush done before the clock starts */
+            CUDA_CHECK(cudaSetDevice(g));
+            CUDA_CHECK(cudaDeviceSynchronize());
+        }
         double start = now_ms();
         once(team, ctx);
-        synchronize_all(team);
+        synchronize_streams(team);
         if (r >= 0)
             ms[r] = now_ms() - start;
     }
@@ -161,7 +184,8 @@ struct shards {
 static void sum_once(struct team *team, void *ctx)
 {
     struct shards *s = (struct shards *)ctx;
-    /* 1. Every GPU sums its own shard. A launch returns at once, so the G kernels run together. */
+    /* 1. Every GPU sums its shard, on its per-thread stream. A launch returns at once: the G
+     * kernels run together. */
     for (int g = 0; g < team->gpus; ++g) {
         CUDA_CHECK(cudaSetDevice(g));
         if (s->len[g] > 0)
@@ -169,13 +193,13 @@ static void sum_once(struct team *team, void *ctx)
         else /* an empty shard's sum is the identity */
             CUDA_CHECK(cudaMemsetAsync(s->sum[g], 0, sizeof(elem_t)));
     }
-    /* 2. The G partial sums, added across the GPUs, in place: an all-reduce of one element. The
-     * group makes the G calls one collective (the pitfall above); each runs on its GPU's stream,
-     * after that GPU's kernel. */
+    /* 2. The G partial sums all-reduced in place, each after its kernel on the same stream. */
     NCCL_CHECK(ncclGroupStart());
-    for (int g = 0; g < team->gpus; ++g)
+    for (int g = 0; g < team->gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g)); /* cudaStreamPerThread: the current device's */
         NCCL_CHECK(ncclAllReduce(s->sum[g], s->sum[g], 1, ncclInt32, ncclSum, team->comm[g],
-                                 team->stream[g]));
+                                 cudaStreamPerThread));
+    }
     NCCL_CHECK(ncclGroupEnd());
 }
 
@@ -196,7 +220,7 @@ void multi_gpu_sum(struct team *team, const elem_t *x, size_t n, int reps, elem_
         *ms = median_ms(team, sum_once, &s, reps);
     else {
         sum_once(team, &s);
-        synchronize_all(team);
+        synchronize_streams(team);
     }
     for (int g = 0; g < team->gpus; ++g) {
         CUDA_CHECK(cudaSetDevice(g));
@@ -217,10 +241,30 @@ static void allreduce_once(struct team *team, void *ctx)
 {
     struct vectors *v = (struct vectors *)ctx;
     NCCL_CHECK(ncclGroupStart());
-    for (int g = 0; g < team->gpus; ++g)
+    for (int g = 0; g < team->gpus; ++g) {
+        CUDA_CHECK(cudaSetDevice(g));
         NCCL_CHECK(ncclAllReduce(v->send[g], v->recv[g], v->count, v->type, ncclSum, team->comm[g],
-                                 team->stream[g]));
+                                 cudaStreamPerThread));
+    }
     NCCL_CHECK(ncclGroupEnd());
+}
+
+/* nccl-tests' time (doc/PERFORMANCE.md: "the average operation time"): `iters` grouped all-reduces
+ * launched back to back, nothing waited for between them, then every GPU's stream synchronised; the
+ * host clock's elapsed time over iters. The host launches each call while the GPUs run the one
+ * before, so a call costs what the GPUs take, or the launch where that is longer. No L2 flush:
+ * nccl-tests flush nothing, and a flush here would sit between the calls on the stream and be timed
+ * with them (to leave it untimed needs a synchronisation per call: the single-call latency, below).
+ * A vector that fits in the L2 may stay there from call to call. */
+static double back_to_back_ms(struct team *team, struct vectors *v, int iters)
+{
+    iters = iters > 0 ? iters : 1;
+    synchronize_streams(team); /* the clock starts on idle GPUs */
+    double start = now_ms();
+    for (int i = 0; i < iters; ++i)
+        allreduce_once(team, v);
+    synchronize_streams(team);
+    return (now_ms() - start) / iters;
 }
 
 /* GPU g's element i: an integer in [-16, 16], so that every sum of up to 2^19 of them is exact in
@@ -248,7 +292,7 @@ void team_reserve(struct team *team, size_t bytes)
 }
 
 void multi_gpu_allreduce(struct team *team, size_t count, bool is_float, unsigned long long seed,
-                         int reps, double *ms, size_t *wrong)
+                         int reps, double *avg_ms, double *latency_ms, size_t *wrong)
 {
     struct vectors v = {.count = count, .type = is_float ? ncclFloat32 : ncclInt32};
     team_reserve(team, count > 0 ? count * 4 : 1);
@@ -275,9 +319,10 @@ void multi_gpu_allreduce(struct team *team, size_t count, bool is_float, unsigne
         CUDA_CHECK(cudaMemcpy(v.send[g], h, bytes, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemset(v.recv[g], 0xff, bytes)); /* poison: NaN, or -1 */
     }
-    /* Checked on the first all-reduce, timed after five more (NCCL sets up its channels first). */
+    /* Checked on the first all-reduce, timed after five more (nccl-tests' default warm-up, -w 5:
+     * NCCL sets up its channels first). */
     allreduce_once(team, &v);
-    synchronize_all(team);
+    synchronize_streams(team);
     *wrong = 0;
     for (int g = 0; g < team->gpus; ++g) {
         CUDA_CHECK(cudaSetDevice(g));
@@ -293,8 +338,8 @@ void multi_gpu_allreduce(struct team *team, size_t count, bool is_float, unsigne
     }
     for (int r = 0; r < 5; ++r)
         allreduce_once(team, &v);
-    synchronize_all(team);
-    *ms = median_ms(team, allreduce_once, &v, reps);
+    *avg_ms = back_to_back_ms(team, &v, reps);
+    *latency_ms = median_ms(team, allreduce_once, &v, reps);
     free(expected);
     free(h);
 }
