@@ -5,6 +5,15 @@ TYPE ?= int#    element type: int (int32) or float (float32, built into build/fl
 NVCC ?= nvcc
 CC ?= gcc
 CXX ?= g++
+# Without a GPU nvcc cannot tell what 'native' is, and warns so for every file: build for the oldest
+# architecture it supports instead, and say so once (exported: the sub-makes inherit the choice).
+ifeq ($(ARCH),native)
+ifneq ($(shell bash common/have_gpu.sh >/dev/null 2>&1 || echo none),)
+ARCH := $(or $(firstword $(shell $(NVCC) --list-gpu-code 2>/dev/null)),native)
+$(info make: no GPU here, so ARCH=native means nothing: building for $(ARCH) (ARCH=sm_90: H100, H200).)
+endif
+endif
+export ARCH
 , := ,# a comma, inside the arguments of $(call ...)
 
 ifeq ($(TYPE),int)
@@ -100,8 +109,8 @@ bench-step09: $(BUILD)/step09 ## on GPUs: step09's all-reduce, 1 KiB..1 GiB (GPU
 run: all ## every stage on its default input, one summary table
 	@bash common/run_all.sh $(BUILD) $(SHORT) $(if $(STEP09),step09)
 
-# make test STEP="04 05": only those stages' tests and programs.
-TEST_STEPS := $(foreach s,$(STEP),step$(s))
+# make test STEP="04 05": only those stages' tests and programs. STEP=5 is STEP=05, as for make diff.
+TEST_STEPS := $(foreach s,$(STEP),step$(if $(filter 0 1 2 3 4 5 6 7 8 9,$(s)),0)$(s))
 TEST_PROGS := $(if $(STEP),$(addprefix $(BUILD)/test_,$(filter $(TEST_STEPS),$(SHORT))) \
                 $(if $(filter step08,$(TEST_STEPS)),$(DETERMINISTIC)) \
                 $(if $(filter step09,$(TEST_STEPS)),$(TEST_STEP09)),$(TESTS))
@@ -140,7 +149,8 @@ bench: ## every GPU stage (STEP=NN: those) and stages 02-03 at scale against CUB
 	@BENCH_MERGE=$(if $(STEP),1) BENCH_CSV=$(if $(filter float,$(TYPE)),results_float32.csv,results.csv) \
 	  bash bench/run.sh $(BUILD) $(BENCH_STAGES)
 
-VARIANT_STAGES := step04 step06 step07 step08 $(filter-out $(AT_SCALE),$(VARIANTS))
+VARIANT_STAGES := $(sort $(foreach v,$(filter-out $(AT_SCALE),$(VARIANTS)),$(firstword $(subst _, ,$(v))))) \
+                  $(filter-out $(AT_SCALE),$(VARIANTS))
 variants: ## the stages and each bench/variants/ patch against CUB, one run: bench/<gpu>/variants.csv (GPU)
 	@$(call have_gpu,variants,it times every variant on a CUDA GPU)
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/bench_,$(VARIANT_STAGES))
@@ -164,10 +174,14 @@ plot: ## redraw the benchmark plot into build/bandwidth.png, no GPU needed (CSV=
 	 py=$$(bash bench/python.sh) && mkdir -p $(BUILD) && \
 	 $$py bench/plot.py "$$csv" --table -o $(or $(PNG),$(BUILD)/bandwidth.png)
 
-profile: $(BUILD)/$(or $(STEP:%=step%),step07) ## Nsight Compute on one stage (STEP=NN, N=elements)
+PROFILED := $(or $(TEST_STEPS),step07)
+profile: ## Nsight Compute on one stage (STEP=NN, N=elements)
+	@$(if $(filter-out 1,$(words $(PROFILED)))$(filter-out $(GPU_SHORT),$(PROFILED)),echo "make profile: \
+	  STEP must be one GPU stage from 01 to $(patsubst step%,%,$(lastword $(GPU_SHORT))) (got '$(STEP)')." >&2; exit 2)
+	@$(MAKE) --no-print-directory $(BUILD)/$(PROFILED)
 	@command -v ncu >/dev/null || { echo "make profile: ncu (Nsight Compute) was not found: it ships with the CUDA toolkit, e.g. /usr/local/cuda/bin/ncu; put its folder on PATH." >&2; exit 3; }
 	ncu --clock-control none --profile-from-start off --set basic --section MemoryWorkloadAnalysis \
-	    $(BUILD)/step$(or $(STEP),07) --n $(or $(N),67108864) --reps 1
+	    $(BUILD)/$(PROFILED) --n $(or $(N),67108864) --reps 1
 
 metrics: ## Nsight Compute's counters of every GPU stage: metrics/<gpu>/metrics.csv and .md (GPU)
 	@$(call have_gpu,metrics,Nsight Compute reads a CUDA GPU's counters)

@@ -2,8 +2,8 @@
  * Makefile (-DSTAGE_NAME); its kernels and reduce() from stepNN_name/reduce.cu.
  *
  * Prints one line a person can read and a script can parse, for example
- *   stage=step05_segmented device="NVIDIA H100 80GB HBM3" n=16777216 sum=-2741 ref=-2741
- *   result=ok median_ms=0.0312 GB/s=2150.3 peak%=64.1
+ *   stage=step05_segmented device="NVIDIA H200" n=16777216 sum=-84039 ref=-84039 result=ok
+ *   median_ms=0.0457 GB/s=1469.6 peak%=30.5
  * and exits 0 ok, 1 wrong sum, 2 bad usage or input, 3 no CUDA device or a CUDA error.
  *
  * The int32 build demands the reference's exact bits from every run. The float32 build

@@ -6,7 +6,8 @@
  * make accuracy also compiles each stage with -DREDUCE_DEPTH (C++ only), where elem_t counts
  * roundings instead of adding numbers: that measures the depth of the stage's order (depth.h).
  *
- * A stage is one file, stepNN_name/reduce.cu (step00: reduce.c), that defines STAGE and reduce().
+ * A stage is one file, stepNN_name/reduce.cu, that defines STAGE and reduce() (step00: its loop
+ * reduce_cpu() in step00_cpu/reduce.c; common/cpu_stage.c makes it a stage).
  * The harness (common/) allocates, fills, times and checks; the stage holds only its lesson.
  */
 #ifndef REDUCE_H

@@ -218,7 +218,8 @@ def markdown(metrics_csv_text, ncu_version, command):
 
 def selftest():
     """Real output of Nsight Compute 2025.3.1 on an NVIDIA H200 (testdata/README.md): the numbers
-    STYLE.md quotes must come out of both pages, and the name checks must fall back as promised."""
+    testdata/README.md quotes must come out of both pages, and the name checks must fall back as
+    promised."""
     def read(name):
         with open(os.path.join(TESTDATA, name), encoding="utf-8") as f:
             return f.read()
