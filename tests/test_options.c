@@ -122,9 +122,6 @@ static const struct command_line COMMAND_LINES[] = {
     /* --block: a single-block stage's n follows it (2 * block), the last one given */
     {"m", ARGS("--block", "32"),            GIVES("n=16777216 seed=1 reps=20 block=32")},
     {"s", ARGS("--block", "32"),            GIVES("n=64 seed=1 reps=20 block=32")},
-    {"s", ARGS("--block", "64"),            GIVES("n=128 seed=1 reps=20 block=64")},
-    {"s", ARGS("--block", "128"),           GIVES("n=256 seed=1 reps=20 block=128")},
-    {"s", ARGS("--block", "256"),           GIVES("n=512 seed=1 reps=20 block=256")},
     {"s", ARGS("--block", "512"),           GIVES("n=1024 seed=1 reps=20 block=512")},
     {"s", ARGS("--block", "1024"),          GIVES("n=2048 seed=1 reps=20 block=1024")},
     {"s", ARGS("--block", "512", "--block", "64", "--block", "512", "--reps=9"),
