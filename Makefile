@@ -60,7 +60,8 @@ CRIT_LIBS := -lcriterion
 endif
 
 OBJ := $(BUILD)/obj
-HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ)/tolerance.o
+HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ)/tolerance.o \
+           $(OBJ)/median.o
 GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o
 BINS := $(addprefix $(BUILD)/,$(SHORT))
 # Stage 9 (step09_multi_gpu/: one process, every GPU, NCCL's all-reduce) has its own main and needs

@@ -96,12 +96,6 @@ void gpu_check_memory(size_t n, unsigned int block)
     require_free(stage_bytes(n, block, l2_bytes), what);
 }
 
-static int compare_ms(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static enum l2_flush flush_method = L2_FLUSH_READ;
 
 void gpu_set_l2_flush(enum l2_flush how)
@@ -174,10 +168,9 @@ void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps
         CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
         ms[r] = elapsed;
     }
-    qsort(ms, reps, sizeof *ms, compare_ms);
+    t->median_ms = sort_median(ms, reps);
     t->min_ms = ms[0];
     t->max_ms = ms[reps - 1];
-    t->median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
     free(ms);
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));

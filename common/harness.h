@@ -2,6 +2,7 @@
  *
  *   options.c  command line (getopt_long) and the stage's limits: CPU only, no CUDA call
  *   input.c    seeded input patterns: CPU only
+ *   median.c   the median of a run's times: CPU only
  *   gpu.cu     device memory, padding, timing with CUDA events and an L2 flush, peak bandwidth
  *   tolerance.c  float32 build: the double reference and the error bound (FLOAT.md)
  *   depth.cu   make accuracy: the depth of a stage's order, measured by running it (depth.h)
@@ -68,6 +69,10 @@ enum pattern {
 /* The next 64 random bits from *state, which it advances: splitmix64 (Steele, Lea, Flood 2014), a
  * tiny, well-mixed generator; the same seed gives the same sequence on every machine. */
 uint64_t splitmix64(uint64_t *state);
+
+/* The median of ms[0..reps), reps >= 1, which it sorts in place: ms[0] is then the least,
+ * ms[reps - 1] the most (median.c). Every reported time is one. */
+double sort_median(double *ms, int reps);
 
 /* Fills input[0..n) with `pattern`, reproducibly from `seed` (splitmix64).
  * PATTERN_QUARTERS is the float32 build's exact check: at most 2^24 quarters of either sign, so

@@ -35,12 +35,6 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-static int compare_ms(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* step00 runs on the CPU: the median of `reps` runs of the sequential loop, timed by the clock. */
 static void cpu_run_stage(elem_t *input, size_t n, int reps, elem_t *sum, struct timing *t)
 {
@@ -57,10 +51,9 @@ static void cpu_run_stage(elem_t *input, size_t n, int reps, elem_t *sum, struct
             t->unstable++;
         widen_range(s, &t->lo, &t->hi);
     }
-    qsort(ms, reps, sizeof *ms, compare_ms);
+    t->median_ms = sort_median(ms, reps);
     t->min_ms = ms[0];
     t->max_ms = ms[reps - 1];
-    t->median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
     free(ms);
 }
 

@@ -134,17 +134,11 @@ static void synchronize_streams(struct team *team)
     }
 }
 
-static int compare_ms(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Runs once(team, ctx) 1 + reps times and returns the median of the last reps, each timed by the
  * host clock from the first launch to the end of every stream. Before each, untimed, every GPU's
  * L2 is flushed by the harness's gpu_flush_l2, as make bench flushes (gpu_time): the input comes
- * from device memory, not from what the last repeat left in the L2 (60 MB on an H200: most of
- * 2^24 int32). The flush runs on the legacy default stream (common/gpu.cu is compiled without
+ * from device memory, not from what the last repeat left in the L2 (on an H200, most of 2^24
+ * int32). The flush runs on the legacy default stream (common/gpu.cu is compiled without
  * --default-stream per-thread). The per-thread stream is a blocking stream: its next launch waits
  * for the flush, so an unfinished flush would be timed with the run; and synchronising it does not
  * wait for the flush, which is not on it. Hence the one cudaDeviceSynchronize a GPU, before the
@@ -168,8 +162,7 @@ static double median_ms(struct team *team, void (*once)(struct team *, void *), 
         if (r >= 0)
             ms[r] = now_ms() - start;
     }
-    qsort(ms, reps, sizeof *ms, compare_ms);
-    double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    double median = sort_median(ms, reps);
     free(ms);
     return median;
 }

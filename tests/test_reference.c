@@ -299,3 +299,14 @@ Test(reference, fill_quarters)
         free(a);
     }
 }
+
+/* sort_median: the middle time, or the mean of the two middle ones; the times end up sorted. */
+Test(reference, sort_median)
+{
+    double one[] = {2.5}, odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2};
+    cr_expect_eq(sort_median(one, 1), 2.5);
+    cr_expect_eq(sort_median(odd, 3), 2.0);
+    cr_expect(odd[0] == 1 && odd[2] == 3, "not sorted: %g %g %g", odd[0], odd[1], odd[2]);
+    cr_expect_eq(sort_median(even, 4), 2.5);
+    cr_expect(even[0] == 1 && even[3] == 4, "not sorted: %g .. %g", even[0], even[3]);
+}
