@@ -8,9 +8,9 @@
  * bound; both measured by running the stage's own code on a counting type (measure_depth,
  * depth.cu). Then the lowest and highest of the sums and their difference; how many distinct
  * sums; the largest |sum - ref| / |ref| of the runs against the double reference; and the bound
- * gamma_d * sum |x_i| / |ref| the tests hold the stage to. --header prints the table's title and
- * column heads instead (common/accuracy.sh prints a whole table). A single-block stage given more
- * than 2 * block elements prints a row saying so.
+ * gamma_d * sum |x_i| / |ref| of the stage's own order (the tests use d = n - 1, any order's).
+ * --header prints the table's title and column heads instead (common/accuracy.sh prints a whole
+ * table). A single-block stage given more than 2 * block elements prints a row saying so.
  * The input, from --seed: --values uniform (the default): n values uniform in [0, 1), 24 random
  * bits each (so each is an exact float). All positive, so sum |x_i| = ref and nothing cancels:
  * what is left is the rounding of each addition, piling up along each element's path to the sum.
