@@ -133,7 +133,7 @@ int main(int argc, char **argv)
     size_t bytes_per_n = 2 * sizeof(elem_t);
     while (max_n > 1024 && max_n * bytes_per_n + 4 * l2 + ((size_t)1 << 28) > free_bytes)
         max_n /= 2;
-    size_t padded_max = STAGE.single_block ? 2 * (size_t)b.block : max_n;
+    size_t padded_max = padded_count(&STAGE, max_n, b.block);
     elem_t *h_input = (elem_t *)malloc(max_n * sizeof(elem_t));
     input_fill(h_input, max_n, PATTERN_SMALL, 1);
     b.d_input = (elem_t *)gpu_alloc(padded_max * sizeof(elem_t), "the input");
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
         b.ref_d = prefix_d;
         b.n = n;
         b.ref = prefix;
-        b.padded_n = STAGE.single_block ? 2 * (size_t)b.block : n;
+        b.padded_n = padded_count(&STAGE, n, b.block);
         /* The input is n elements followed by the identity up to the padded length. */
         CUDA_CHECK(cudaMemset(b.d_input, 0, b.padded_n * sizeof(elem_t)));
         CUDA_CHECK(cudaMemcpy(b.d_input, h_input, n * sizeof(elem_t), cudaMemcpyHostToDevice));

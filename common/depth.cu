@@ -29,8 +29,7 @@ size_t measure_depth(size_t n, unsigned int block, bool *order_varies)
         *order_varies = false;
     if (n == 0) /* like gpu_run_stage: the identity, no launch */
         return 0;
-    /* A single-block stage reads 2 * block elements: the tail past n holds the identity. */
-    size_t padded = STAGE.single_block && n < 2 * (size_t)block ? 2 * (size_t)block : n;
+    size_t padded = padded_count(&STAGE, n, block); /* the tail past n holds the identity */
     size_t bytes = padded <= SIZE_MAX / sizeof(depth) ? padded * sizeof(depth) : SIZE_MAX;
     char what[96];
     snprintf(what, sizeof what, "measuring the depth of n = %zu elements", n);

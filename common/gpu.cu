@@ -73,7 +73,7 @@ void *gpu_alloc(size_t bytes, const char *what)
  * stage, plus its pristine copy for an in-place one), the sum, and the L2 flush buffer. */
 static size_t stage_bytes(size_t n, unsigned int block, size_t l2_bytes)
 {
-    size_t padded = STAGE.single_block ? 2 * (size_t)block : n;
+    size_t padded = padded_count(&STAGE, n, block);
     size_t copies = STAGE.in_place ? 2 : 1, extra = 2 * l2_bytes + ((size_t)1 << 20);
     if (padded > (SIZE_MAX - extra) / sizeof(elem_t) / copies)
         return SIZE_MAX; /* more than any device has: refused, never wrapped around */
@@ -234,8 +234,7 @@ void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps
     struct stage_run s = {};
     s.n = n;
     s.block = block;
-    /* A single-block stage reads 2 * block elements: the tail past n holds the identity. */
-    s.padded_n = STAGE.single_block ? 2 * (size_t)block : n;
+    s.padded_n = padded_count(&STAGE, n, block); /* the tail past n holds the identity */
     size_t bytes = s.padded_n * sizeof(elem_t);
     s.d_input = (elem_t *)gpu_alloc(bytes, "the input");
     s.d_sum = (elem_t *)gpu_alloc(sizeof(elem_t), "the sum");

@@ -84,6 +84,13 @@ static inline unsigned int default_block(const struct stage_info *stage)
     return stage->fixed_block ? stage->fixed_block : stage->single_block ? BLOCK_MAX : 256u;
 }
 
+/* The elements a stage's kernels read for n: 2 * block for a single-block stage, whose input the
+ * harness pads past n with the identity (so n <= 2 * block: options_check_n), else n. */
+static inline size_t padded_count(const struct stage_info *stage, size_t n, unsigned int block)
+{
+    return stage->single_block ? 2 * (size_t)block : n;
+}
+
 #ifdef __cplusplus
 }
 #endif
