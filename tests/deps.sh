@@ -121,12 +121,12 @@ vendor_mode() {
     trap "rm -rf '$work'" EXIT
 
     # 1. Candidate packages: the runtime package and its recursive Depends/Pre-Depends
-    #    (virtual packages in <...> dropped, glibc dropped). The headers come from
-    #    libcriterion-dev alone; its own -dev dependencies are not wanted.
+    #    (virtual packages in <...> dropped; glibc and libgcc_s, on every target, too). The
+    #    headers come from libcriterion-dev alone; its own -dev dependencies are not wanted.
     local pkgs
     pkgs="$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
                 --no-breaks --no-replaces --no-enhances "$PKG_RT" 2>/dev/null \
-            | grep -v '^ ' | grep -v '^<' | grep -vx 'libc6' | sort -u)"
+            | grep -v '^ ' | grep -v '^<' | grep -vxE 'libc6|libgcc-s1|gcc-[0-9]+-base' | sort -u)"
     [ -n "$pkgs" ] || die "apt-cache depends gave no packages for $PKG_RT"
     pkgs="$PKG_DEV"$'\n'"$pkgs"
     say "candidate packages: ${pkgs//$'\n'/ }"
@@ -143,65 +143,25 @@ vendor_mode() {
         dpkg -x "$deb" "$work/root"
     done
 
-    # 3. Index the unpacked shared objects by file name (sonames are file names).
-    declare -A have=()
-    local f
-    while IFS= read -r f; do
-        have["$(basename "$f")"]="$f"
-    done < <(find "$work/root/lib" "$work/root/usr/lib" -maxdepth 2 -name 'lib*.so*' \( -type f -o -type l \) 2>/dev/null)
-
-    # 4. Keep only what is reachable through DT_NEEDED from libcriterion.so.3.
-    [ -n "${have[libcriterion.so.3]:-}" ] || die "libcriterion.so.3 not found in the unpacked $PKG_RT"
-    declare -A keep=()
-    local queue=(libcriterion.so.3) missing=() so need
-    while [ "${#queue[@]}" -gt 0 ]; do
-        so="${queue[0]}"; queue=("${queue[@]:1}")
-        [ -n "${keep[$so]:-}" ] && continue
-        keep["$so"]=1
-        while IFS= read -r need; do
-            [[ "$need" =~ $GLIBC_RE ]] && continue
-            if [ -n "${have[$need]:-}" ]; then
-                queue+=("$need")
-            else
-                missing+=("$so -> $need")
-            fi
-        done < <(readelf -d "$(readlink -f "${have[$so]}")" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-    done
-    [ "${#missing[@]}" -eq 0 ] || die "dependencies not provided by any downloaded package: ${missing[*]}"
-
-    # 5. Lay out third_party/criterion afresh.
+    # 3. Lay out third_party/criterion afresh: the headers, and every shared object the packages
+    #    hold (all of them are in libcriterion3's closure: step 1), with their soname links.
     rm -rf "$DEST"
     mkdir -p "$DEST/include" "$DEST/lib" "$DEST/copyright"
     cp -a "$work/root/usr/include/criterion" "$DEST/include/"
-    local target real
-    for so in "${!keep[@]}"; do
-        real="$(readlink -f "${have[$so]}")"
-        cp -a "$real" "$DEST/lib/"
-        [ "$(basename "$real")" = "$so" ] || ln -sfn "$(basename "$real")" "$DEST/lib/$so"
-    done
-    # Development symlink (from libcriterion-dev): libcriterion.so -> libcriterion.so.3
-    target="$(readlink "$work/root/usr/lib/x86_64-linux-gnu/libcriterion.so" || true)"
-    [ -n "$target" ] || die "libcriterion.so dev symlink missing from $PKG_DEV"
-    ln -sfn "$(basename "$target")" "$DEST/lib/libcriterion.so"
-    # Record which packages the kept files came from, with their copyright files.
-    local pkg used listing
-    : > "$DEST/packages.txt"
+    find "$work/root/lib" "$work/root/usr/lib" -maxdepth 2 -name 'lib*.so*' \( -type f -o -type l \) \
+        -exec cp -a -t "$DEST/lib/" {} + 2>/dev/null
+    [ -e "$DEST/lib/libcriterion.so" ] || die "libcriterion.so (the dev symlink) missing from $PKG_DEV"
+    # Which packages they came from, with their copyright files.
+    local pkg
     for deb in "$work"/debs/*.deb; do
         pkg="$(dpkg-deb -f "$deb" Package)"
-        used=0
-        [ "$pkg" = "$PKG_DEV" ] && used=1
-        listing="$(dpkg-deb -c "$deb")"
-        for so in "${!keep[@]}"; do
-            grep -q "/$so\( \|\$\)" <<< "$listing" && { used=1; break; }
-        done
-        [ "$used" -eq 1 ] || continue
         echo "$pkg $(dpkg-deb -f "$deb" Version)" >> "$DEST/packages.txt"
         [ -f "$work/root/usr/share/doc/$pkg/copyright" ] \
             && cp "$work/root/usr/share/doc/$pkg/copyright" "$DEST/copyright/$pkg"
     done
     sort -o "$DEST/packages.txt" "$DEST/packages.txt"
 
-    # 6. Verify the closure mechanically on what actually landed in lib/.
+    # 4. Verify the closure mechanically on what actually landed in lib/.
     local bad=0 elf n
     for elf in "$DEST"/lib/*; do
         [ -L "$elf" ] && { [ -e "$elf" ] || { echo "dangling symlink: $elf" >&2; bad=1; }; continue; }
@@ -215,7 +175,7 @@ vendor_mode() {
     [ "$bad" -eq 0 ] || die "vendored closure in $DEST is incomplete"
 
     touch "$DEST/.done"
-    say "vendored Criterion into $DEST ($(du -sh "$DEST" | cut -f1), ${#keep[@]} libraries):"
+    say "vendored Criterion into $DEST ($(du -sh "$DEST" | cut -f1)):"
     say "  $(cd "$DEST/lib" && echo *)"
 }
 
