@@ -10,7 +10,9 @@ CXX ?= g++
 ifeq ($(ARCH),native)
 ifneq ($(shell bash common/have_gpu.sh >/dev/null 2>&1 || echo none),)
 ARCH := $(or $(firstword $(shell $(NVCC) --list-gpu-code 2>/dev/null)),native)
+ifneq ($(filter-out diff help slides figures plot clean,$(or $(MAKECMDGOALS),all)),)
 $(info make: no GPU here, so ARCH=native means nothing: building for $(ARCH) (ARCH=sm_90: H100, H200).)
+endif
 endif
 endif
 export ARCH
@@ -26,10 +28,10 @@ else
 $(error TYPE must be int or float, not '$(TYPE)')
 endif
 
-# The stages are the folders stepNN_name/ with a reduce.c or reduce.cu: the list is written nowhere
-# else. The tests and scripts get it from here (STAGE_LIST, or their arguments). step09_multi_gpu/
-# is a program of its own (below), not a stage of this harness.
-STAGES := $(patsubst %/,%,$(sort $(dir $(wildcard step[0-9][0-9]_*/reduce.c step[0-9][0-9]_*/reduce.cu))))
+# The stages: the folders stepNN_name/ with a reduce.c or reduce.cu, as common/stages.sh lists them
+# for every script and test (the tests get it as STAGE_LIST). step09_multi_gpu/ is a program of its
+# own (below), not a stage of this harness.
+STAGES := $(shell bash common/stages.sh)
 SHORT := $(foreach s,$(STAGES),$(firstword $(subst _, ,$(s))))# step00 step01 ...
 GPU_SHORT := $(filter-out step00,$(SHORT))
 long = $(filter $(1)_%,$(STAGES))# step04 -> step04_smem

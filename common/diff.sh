@@ -6,8 +6,8 @@
 set -u
 color=auto
 case "${1:-}" in --color=*) color=${1#--color=}; shift ;; esac
-last=$(ls step[0-9][0-9]_*/reduce.c* | tail -n 1)
-last=${last:4:2} # the stages are the folders stepNN_name/ with a reduce.c or reduce.cu
+last=$(bash "$(dirname "$0")/stages.sh" | tail -n 1)
+last=${last:4:2}
 cur= prev=
 if [[ "${1:-}" =~ ^[0-9]{1,2}$ ]] && ((10#$1 >= 1)); then
     step=$(printf '%02d' "$((10#$1))")

@@ -5,7 +5,7 @@
 # gets, as its reduce.cu, stage NN-1's code under stage NN's opening comment, with a
 # `/* TODO (stage NN): ... */` line where each of stage NN's changes goes: the exercise is to
 # write what `make diff STEP=NN` shows. Each handout stage is working code, so the handout builds
-# and runs. The stages are the folders stepNN_name/, as in the Makefile. tests/check_handout.sh
+# and runs. The stages are those common/stages.sh lists. tests/check_handout.sh
 # proves all this; it sources this file, which then only defines the functions.
 set -euo pipefail
 
@@ -201,9 +201,9 @@ main() {
         die "this folder is not a git checkout: make the handout in the course's repository."
     local dest=$out/reduction f entry
 
-    # The stages are the folders stepNN_name/, as in the Makefile; each must be in the handout.
+    # The stages (common/stages.sh); each must be in the handout.
     local stages=() s
-    for s in step[0-9][0-9]_*/reduce.c*; do stages+=("${s%/reduce.c*}"); done # not step09: its own program
+    mapfile -t stages < <(bash common/stages.sh)
     [ ${#stages[@]} -ge 2 ] || die "no stages: the folders step00_name/, step01_name/ ... are missing."
     for s in "${stages[@]}"; do
         f=$(stage_file "$s")

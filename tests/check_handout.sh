@@ -25,8 +25,7 @@ diff -r "$dir" "$h" >/dev/null && pass "the tarball holds build/handout/reductio
     fail "the tarball and build/handout/reduction/ differ"
 
 # The stages, as the Makefile finds them.
-stages=()
-for s in step[0-9][0-9]_*/reduce.c*; do stages+=("${s%/reduce.c*}"); done # not step09: its own program
+mapfile -t stages < <(bash common/stages.sh)
 stage_srcs=()
 for s in "${stages[@]:1}"; do stage_srcs+=("$(stage_file "$s")"); done
 

@@ -155,7 +155,10 @@ SANDBOX = None
 
 # ---- The repository's stages ---------------------------------------------------------------
 def stage_dirs():
-    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "step[0-9][0-9]_*/reduce.c*")))
+    """The stages' folders, as common/stages.sh lists them (the one place the list is made)."""
+    out = subprocess.run(["bash", os.path.join(ROOT, "common", "stages.sh"), ROOT], check=True,
+                         capture_output=True, text=True).stdout
+    return [os.path.join(ROOT, s) for s in out.split()]
 
 
 def long_name(stage):
