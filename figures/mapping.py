@@ -1,14 +1,11 @@
 #!/usr/bin/env python3
 """mapping.py: the thread-to-data mapping of stages 1-7, drawn from the stages' own loops.
 
-Each stage has one replay below: its kernel's indexing loops, written again in Python at the
-lecture's size (16 elements, 8 threads, warps of 4). The replay runs on a small simulated GPU
-memory that records every addition: which thread made it, in which round, which elements or
-partial sums it read, and where it wrote them (global memory, shared memory, a register). A
-replay must end with the sum of its input, every element counted exactly once, or the script
-stops. One emitter draws the recorded additions as TikZ: a row of cells for an array after a
-round, an arrow for each operand of each addition, the idle threads greyed, the warps boxed.
-The figure functions only say where each row goes.
+Each stage's kernel loops are replayed below in Python at the lecture's size (16 elements, 8
+threads, warps of 4) on a simulated GPU memory that records every addition: its thread, its
+round, the cells it read and the cell it wrote. A replay must end with the sum of its input,
+every element counted exactly once, or the script stops. One emitter draws the additions as
+TikZ rows of cells and arrows; the figure functions only say where each row goes.
 
   python3 figures/mapping.py --tex DIR   DIR/step01.tex .. step07.tex: bare tikzpictures for the
                                          deck, which defines deckblue and deckgray and loads
@@ -56,6 +53,7 @@ def example(n):
 Loc = collections.namedtuple("Loc", "array index past_end")  # a cell a value was read from
 Write = collections.namedtuple("Write", "id round block thread array index parts value")
 Read = collections.namedtuple("Read", "round block thread array index")
+elem4_t = collections.namedtuple("elem4_t", "x y z w")  # 16 bytes, one load
 
 
 class Val:
@@ -75,6 +73,7 @@ class Array:
 
     def __init__(self, trace, name, space, size, values=None):
         self.trace, self.name, self.space = trace, name, space
+        trace.arrays.append(self)
         if values is None:  # zeroed (cudaMemsetAsync), or registers set to the identity
             self.cells = [Val(IDENTITY) for _ in range(size)]
         else:  # the input: element k is the sum of element k alone
@@ -89,8 +88,9 @@ class Array:
 
     def __setitem__(self, i, val):
         assert 0 <= i < len(self.cells), f"{self.name}[{i}] is out of bounds"
-        w = self.trace.record(self, i, val)
-        self.cells[i] = Val(val.v, val.elems, val.deps | {w.id})
+        tr = self.trace
+        tr.writes.append(Write(len(tr.writes), tr.now, *tr.current, self, i, val.parts, val.v))
+        self.cells[i] = Val(val.v, val.elems, val.deps | {tr.writes[-1].id})
 
     def identity(self, i):
         """What the kernel's `i < n ? input[i] : IDENTITY` gives past the end: no memory read."""
@@ -101,15 +101,12 @@ class Array:
 class Vectors:
     """An array read 16 bytes at a time (elem4_t): vector j is elements 4j .. 4j + 3."""
 
-    elem4_t = collections.namedtuple("elem4_t", "x y z w")
-
     def __init__(self, array):
         self.array = array
 
     def __getitem__(self, j):
-        trace = self.array.trace
-        trace.vector_reads.append((*trace.current, j))
-        return self.elem4_t(*(self.array[4 * j + k] for k in range(4)))
+        self.array.trace.vector_reads.append((*self.array.trace.current, j))
+        return elem4_t(*(self.array[4 * j + k] for k in range(4)))
 
 
 class Trace:
@@ -122,27 +119,16 @@ class Trace:
         self.writes, self.reads, self.vector_reads, self.arrays = [], [], [], []
         self.current = (None, None)  # the (block, thread) running now
 
-    def array(self, name, space, size, values=None):
-        self.arrays.append(Array(self, name, space, size, values))
-        return self.arrays[-1]
-
-    def round(self, label):
-        """Begin a round, what runs between two barriers; the next block rejoins it by label."""
+    def round(self, label, block=0):
+        """Runs one round, what runs between two barriers, in one block: its threads one after
+        another, as within a round their order is free. The next block rejoins it by label."""
         if label not in self.rounds:
             self.rounds.append(label)
         self.now = self.rounds.index(label)
-
-    def threads(self, block=0):
-        """Runs the block's threads one after another: within a round, their order is free."""
         for t in range(self.blockDim):
             self.current = (block, t)
             yield t
         self.current = (None, None)
-
-    def record(self, array, i, val):
-        w = Write(len(self.writes), self.now, *self.current, array, i, val.parts, val.v)
-        self.writes.append(w)
-        return w
 
     def atomic_add(self, array, i, val):
         """atomicAdd(&array[i], val): one indivisible read-modify-write."""
@@ -184,34 +170,34 @@ class Trace:
         return who
 
 
+def launch(x, grid, block, warp, input="input"):
+    """A replay's Trace, its input in global memory, and its sum there, zeroed (cudaMemsetAsync);
+    stages 2-4 leave the sum out: their kernels copy input[0] into it."""
+    tr = Trace(x, grid, block, warp)
+    return tr, Array(tr, input, "global", tr.n, x), Array(tr, "sum", "global", 1)
+
+
 # ------------------------------------------------------------------------------------------------
 # The replays: each stage's kernel, with its loops and its indices as in stepNN_*/reduce.cu.
 # `input[i] += input[i + stride]` below runs on the simulated memory and records the addition.
 
 def step01():
     """Stage 1: thread i = blockIdx.x * blockDim.x + threadIdx.x adds element i into sum."""
-    tr = Trace(example(16), grid=4, block=4, warp=4)
-    gridDim, blockDim, n = tr.gridDim, tr.blockDim, tr.n
-    input = tr.array("input", "global", n, tr.x)
-    sum = tr.array("sum", "global", 1)  # cudaMemsetAsync(sum, 0): the identity
-    tr.round("atomicAdd")
-    for blockIdx in range(gridDim):
-        for t in tr.threads(blockIdx):
-            i = blockIdx * blockDim + t
-            if i < n:
+    tr, input, sum = launch(example(16), grid=4, block=4, warp=4)
+    for blockIdx in range(tr.gridDim):
+        for t in tr.round("atomicAdd", blockIdx):
+            i = blockIdx * tr.blockDim + t
+            if i < tr.n:
                 tr.atomic_add(sum, 0, input[i])
     return tr.finish(sum[0])
 
 
 def step02(n=16, block=8, warp=4):
     """Stage 2: thread t owns element 2t; the stride doubles; in place, in global memory."""
-    tr = Trace(example(n), grid=1, block=block, warp=warp)
-    blockDim = tr.blockDim
-    input = tr.array("input", "global", tr.n, tr.x)
+    tr, input, _ = launch(example(n), grid=1, block=block, warp=warp)
     stride = 1
-    while stride <= blockDim:
-        tr.round(f"stride {stride}")
-        for t in tr.threads():
+    while stride <= tr.blockDim:
+        for t in tr.round(f"stride {stride}"):
             i = 2 * t
             if t % stride == 0:
                 input[i] += input[i + stride]
@@ -221,13 +207,10 @@ def step02(n=16, block=8, warp=4):
 
 def step03(n=16, block=8, warp=4):
     """Stage 3: thread t owns element t; the stride halves from blockDim.x; still in place."""
-    tr = Trace(example(n), grid=1, block=block, warp=warp)
-    blockDim = tr.blockDim
-    input = tr.array("input", "global", tr.n, tr.x)
-    stride = blockDim
+    tr, input, _ = launch(example(n), grid=1, block=block, warp=warp)
+    stride = tr.blockDim
     while stride >= 1:
-        tr.round(f"stride {stride}")
-        for t in tr.threads():
+        for t in tr.round(f"stride {stride}"):
             i = t
             if t < stride:
                 input[i] += input[i + stride]
@@ -235,53 +218,45 @@ def step03(n=16, block=8, warp=4):
     return tr.finish(input[0])
 
 
-def shared_tree(tr, input_s, *block):
-    """The shared-memory tree of stages 4 to 6 (sequential addressing), in one block: the stride
-    halves from blockDim.x / 2, thread t adds input_s[t + stride] while t < stride, and each round
-    starts after a __syncthreads()."""
+def shared_tree(tr, input_s, blockIdx=0, sum=None):
+    """The shared-memory tree of stages 4 to 6 (sequential addressing) in one block, each round
+    after a __syncthreads(); then, given sum, thread 0's atomicAdd of input_s[0] into it."""
     stride = tr.blockDim // 2
     while stride >= 1:
-        tr.round(f"stride {stride}")
-        for t in tr.threads(*block):
+        for t in tr.round(f"stride {stride}", blockIdx):
             if t < stride:
                 input_s[t] += input_s[t + stride]
         stride //= 2
+    if sum is not None:  # stages 5 and 6: one atomicAdd a block
+        for t in tr.round("atomicAdd", blockIdx):
+            if t == 0:
+                tr.atomic_add(sum, 0, input_s[0])
 
 
 def step04():
     """Stage 4: the first round adds on the way into shared memory; the others run there."""
-    tr = Trace(example(16), grid=1, block=8, warp=4)
-    blockDim = tr.blockDim
-    input = tr.array("input", "global", tr.n, tr.x)
-    input_s = tr.array("input_s", "shared", blockDim)
-    tr.round(f"load, stride {blockDim}")
-    for t in tr.threads():
+    tr, input, _ = launch(example(16), grid=1, block=8, warp=4)
+    input_s = Array(tr, "input_s", "shared", tr.blockDim)
+    for t in tr.round(f"load, stride {tr.blockDim}"):
         i = t
-        input_s[t] = input[i] + input[i + blockDim]
+        input_s[t] = input[i] + input[i + tr.blockDim]
     shared_tree(tr, input_s)
     return tr.finish(input_s[0])
 
 
 def step05():
     """Stage 5: block b reduces segment b, 2 * blockDim.x elements, and atomicAdds its sum."""
-    tr = Trace(example(28), grid=2, block=8, warp=4)  # n = 28: the last segment is partial
-    gridDim, blockDim, n = tr.gridDim, tr.blockDim, tr.n
-    input = tr.array("input", "global", n, tr.x)
-    sum = tr.array("sum", "global", 1)
-    for blockIdx in range(gridDim):  # the blocks run independently, in any order
-        input_s = tr.array("input_s", "shared", blockDim)  # one per block
+    tr, input, sum = launch(example(28), grid=2, block=8, warp=4)  # the last segment is partial
+    blockDim, n = tr.blockDim, tr.n
+    for blockIdx in range(tr.gridDim):  # the blocks run independently, in any order
+        input_s = Array(tr, "input_s", "shared", blockDim)  # one per block
         segment = 2 * blockDim * blockIdx
-        tr.round("load")
-        for t in tr.threads(blockIdx):
+        for t in tr.round("load", blockIdx):
             i = segment + t
             first = input[i] if i < n else input.identity(i)
             second = input[i + blockDim] if i + blockDim < n else input.identity(i + blockDim)
             input_s[t] = first + second
-        shared_tree(tr, input_s, blockIdx)
-        tr.round("atomicAdd")
-        for t in tr.threads(blockIdx):
-            if t == 0:
-                tr.atomic_add(sum, 0, input_s[0])
+        shared_tree(tr, input_s, blockIdx, sum)
     return tr.finish(sum[0])
 
 
@@ -290,32 +265,21 @@ def step06():
     COARSE_FACTOR * 2 * blockDim.x elements, thread t adding element i + tile * blockDim.x of
     each into its register; then stage 5's tree, and one atomicAdd per block."""
     COARSE_FACTOR = 2
-    tr = Trace(example(64), grid=2, block=4, warp=4)
-    gridDim, blockDim, n = tr.gridDim, tr.blockDim, tr.n
-    tr.segment, tr.tiles = COARSE_FACTOR * 2 * blockDim, COARSE_FACTOR * 2  # for the picture
-    input = tr.array("input", "global", n, tr.x)
-    sum = tr.array("sum", "global", 1)
-    for blockIdx in range(gridDim):
-        input_s = tr.array("input_s", "shared", blockDim)
-        partial = tr.array("partial", "register", blockDim)  # one per thread, the identity
-        segment, walk = COARSE_FACTOR * 2 * blockDim * blockIdx, 1
-        while segment < n:  # the grid-stride loop
-            tr.round(f"pass {walk}")
-            for t in tr.threads(blockIdx):
+    tr, input, sum = launch(example(64), grid=2, block=4, warp=4)
+    blockDim, n = tr.blockDim, tr.n
+    seg = tr.segment = COARSE_FACTOR * 2 * blockDim  # for the picture too
+    for blockIdx in range(tr.gridDim):
+        input_s = Array(tr, "input_s", "shared", blockDim)
+        partial = Array(tr, "partial", "register", blockDim)  # one per thread, the identity
+        for walk, segment in enumerate(range(seg * blockIdx, n, seg * tr.gridDim), 1):
+            for t in tr.round(f"pass {walk}", blockIdx):  # the grid-stride loop
                 i = segment + t
                 for tile in range(COARSE_FACTOR * 2):
                     j = i + tile * blockDim
                     partial[t] += input[j] if j < n else input.identity(j)
-            segment += COARSE_FACTOR * 2 * blockDim * gridDim
-            walk += 1
-        tr.round("store")
-        for t in tr.threads(blockIdx):
+        for t in tr.round("store", blockIdx):
             input_s[t] = partial[t]
-        shared_tree(tr, input_s, blockIdx)
-        tr.round("atomicAdd")
-        for t in tr.threads(blockIdx):
-            if t == 0:
-                tr.atomic_add(sum, 0, input_s[0])
+        shared_tree(tr, input_s, blockIdx, sum)
     return tr.finish(sum[0])
 
 
@@ -324,44 +288,34 @@ def step07():
     past the last whole vector; then warp_reduce; lane 0 of each warp writes warp_sums[warp],
     and warp 0 reduces those the same way."""
     COARSE_FACTOR, WARP_SIZE = 2, 8  # a warp of 8 lanes in the picture; 32 on the GPU
-    tr = Trace(example(130), grid=1, block=8, warp=WARP_SIZE)  # n % 4 = 2
-    gridDim, blockDim, n = tr.gridDim, tr.blockDim, tr.n
-    input = tr.array("input", "global", n, tr.x)
-    sum = tr.array("sum", "global", 1)
-    input4, n4 = Vectors(input), n // 4
-    for blockIdx in range(gridDim):
-        partial = tr.array("partial", "register", blockDim)
-        warp_sums = tr.array("warp_sums", "shared", blockDim // WARP_SIZE)
-        segment, walk = COARSE_FACTOR * 2 * blockDim * blockIdx, 1
-        while segment < n4:  # in vectors
-            tr.round(f"pass {walk}")
-            for t in tr.threads(blockIdx):
+    tr, input, sum = launch(example(130), grid=1, block=8, warp=WARP_SIZE)  # n % 4 = 2
+    blockDim, n = tr.blockDim, tr.n
+    input4, n4, seg = Vectors(input), n // 4, COARSE_FACTOR * 2 * blockDim
+    for blockIdx in range(tr.gridDim):
+        partial = Array(tr, "partial", "register", blockDim)
+        warp_sums = Array(tr, "warp_sums", "shared", blockDim // WARP_SIZE)
+        for walk, segment in enumerate(range(seg * blockIdx, n4, seg * tr.gridDim), 1):
+            for t in tr.round(f"pass {walk}", blockIdx):  # in vectors
                 i = segment + t
                 for tile in range(COARSE_FACTOR * 2):
                     if i + tile * blockDim < n4:
                         v = input4[i + tile * blockDim]
                         partial[t] += v.x + v.y + v.z + v.w
-            segment += COARSE_FACTOR * 2 * blockDim * gridDim
-            walk += 1
-        tr.round("tail")
-        for t in tr.threads(blockIdx):
+        for t in tr.round("tail", blockIdx):
             if blockIdx == 0 and t < n % 4:  # the last n % 4 elements
                 partial[t] += input[4 * n4 + t]
         warp_reduce(tr, blockIdx, partial, "")
-        tr.round("warp_sums")
-        for t in tr.threads(blockIdx):
+        for t in tr.round("warp_sums", blockIdx):
             lane, warp = t % WARP_SIZE, t // WARP_SIZE
             if lane == 0:
                 warp_sums[warp] = partial[t]
-        tr.round("warp 0")  # after __syncthreads(): warp 0 reduces the warps' sums
-        for t in tr.threads(blockIdx):
+        for t in tr.round("warp 0", blockIdx):  # after __syncthreads(): warp 0 reduces the sums
             lane, warp = t % WARP_SIZE, t // WARP_SIZE
             if warp == 0:
                 partial[t] = warp_sums[lane] if lane < blockDim // WARP_SIZE else Val(IDENTITY)
         warp_reduce(tr, blockIdx, partial, ", warp 0")
-        tr.round("atomicAdd")
-        for t in tr.threads(blockIdx):
-            if t == 0:
+        for t in tr.round("atomicAdd", blockIdx):
+            if t == 0:  # lane 0 of warp 0
                 tr.atomic_add(sum, 0, partial[0])
     return tr.finish(sum[0])
 
@@ -371,9 +325,8 @@ def warp_reduce(tr, blockIdx, x, which):
     from WARP_SIZE / 2. A shuffle is one instruction: every lane reads, then every lane adds."""
     offset = tr.warp_size // 2
     while offset >= 1:
-        tr.round(f"offset {offset}{which}")
-        got = [tr.shfl_down(x, t, offset) for t in tr.threads(blockIdx)]
-        for t in tr.threads(blockIdx):
+        got = [tr.shfl_down(x, t, offset) for t in tr.round(f"offset {offset}{which}", blockIdx)]
+        for t in tr.round(f"offset {offset}{which}", blockIdx):
             x[t] += got[t]
         offset //= 2
 
@@ -381,22 +334,15 @@ def warp_reduce(tr, blockIdx, x, which):
 def notes_segmented():
     """The course notes' segmented kernel (smem_reduction, Strided+SMEM), at the size of their
     coarsening figure: 2 blocks of 8 threads, a segment of 16 elements each."""
-    tr = Trace(example(32), grid=2, block=8, warp=4)
-    gridDim, blockDim = tr.gridDim, tr.blockDim
-    A = tr.array("A", "global", tr.n, tr.x)
-    sum = tr.array("sum", "global", 1)
-    for blockIdx in range(gridDim):
-        smem_buf = tr.array("smem_buf", "shared", blockDim)
+    tr, A, sum = launch(example(32), grid=2, block=8, warp=4, input="A")
+    blockDim = tr.blockDim
+    for blockIdx in range(tr.gridDim):
+        smem_buf = Array(tr, "smem_buf", "shared", blockDim)
         segment = 2 * blockDim * blockIdx
-        tr.round(f"`A[i] + A[i + {blockDim}]`")
-        for t in tr.threads(blockIdx):
+        for t in tr.round(f"`A[i] + A[i + {blockDim}]`", blockIdx):
             i = segment + t
             smem_buf[t] = A[i] + A[i + blockDim]
-        shared_tree(tr, smem_buf, blockIdx)
-        tr.round("atomicAdd")
-        for t in tr.threads(blockIdx):
-            if t == 0:
-                tr.atomic_add(sum, 0, smem_buf[0])
+        shared_tree(tr, smem_buf, blockIdx, sum)
     return tr.finish(sum[0])
 
 
@@ -404,57 +350,21 @@ def notes_coarse():
     """The course notes' coarse_reduction: COARSE_FACTOR 2, one block of 8 threads, a segment of
     32 elements; each thread sums its 4 elements in a register, then the tree."""
     COARSE_FACTOR = 2
-    tr = Trace(example(32), grid=1, block=8, warp=4)
+    tr, A, sum = launch(example(32), grid=1, block=8, warp=4, input="A")
     blockDim, blockIdx = tr.blockDim, 0
-    A = tr.array("A", "global", tr.n, tr.x)
-    sum = tr.array("sum", "global", 1)
-    smem_buf = tr.array("smem_buf", "shared", blockDim)
-    initial = tr.array("initial", "register", blockDim)
+    smem_buf = Array(tr, "smem_buf", "shared", blockDim)
+    initial = Array(tr, "initial", "register", blockDim)
     segment = COARSE_FACTOR * 2 * blockDim * blockIdx
-    tr.round("`initial = A[i]`")
-    for t in tr.threads(blockIdx):
+    for t in tr.round("`initial = A[i]`"):
         initial[t] = A[segment + t]
     for tile in range(1, COARSE_FACTOR * 2):
-        tr.round(f"`initial += A[i + {tile * blockDim}]`")
-        for t in tr.threads(blockIdx):
+        for t in tr.round(f"`initial += A[i + {tile * blockDim}]`"):
             i = segment + t
             initial[t] += A[tile * blockDim + i]
-    tr.round("store")
-    for t in tr.threads(blockIdx):
+    for t in tr.round("store"):
         smem_buf[t] = initial[t]
-    shared_tree(tr, smem_buf, blockIdx)
-    tr.round("atomicAdd")
-    for t in tr.threads(blockIdx):
-        if t == 0:
-            tr.atomic_add(sum, 0, smem_buf[0])
+    shared_tree(tr, smem_buf, blockIdx, sum)
     return tr.finish(sum[0])
-
-
-def steps(tr, block):
-    """The rounds in which a thread of block adds (a write of two operands or more), atomics
-    left out: the steps of the notes' coarsening figure."""
-    return [r for r in range(1, len(tr.rounds)) if tr.rounds[r] != "atomicAdd" and any(
-        w.round == r and w.block == block and len(w.parts) > 1 for w in tr.writes)]
-
-
-SECTOR = 32  # bytes: what the L1 fetches from the L2 for a global load, at the least
-
-
-def sector_reads(tr, size=4):
-    """{(round, warp, k): the 32-byte sectors of input that the k-th load of each thread of the
-    warp touches in that round}, and the loads outside every thread (the host's final read),
-    each a request of its own."""
-    out, kth, extra = collections.defaultdict(set), collections.Counter(), 0
-    for r in tr.reads:
-        if r.array.name != "input":
-            continue
-        if r.thread is None:
-            extra += 1
-            continue
-        k = kth[r.round, r.thread]
-        kth[r.round, r.thread] += 1
-        out[r.round, r.thread // tr.warp_size, k].add(r.index * size // SECTOR)
-    return out, extra
 
 
 # ------------------------------------------------------------------------------------------------
@@ -464,6 +374,7 @@ ROW_H = 0.42  # a cell's height
 R = 0.18  # a thread circle's radius
 THREAD_COLOURS = ["77AADD", "EE8866", "44BB99", "EEDD88", "BBCC33", "FFAABB", "99DDFF", "CCBB44"]
 FONTS = ("scriptsize", "footnotesize", "small")  # nothing smaller than \scriptsize
+SECTOR = 32  # bytes: what the L1 fetches from the L2 for a global load, at the least
 
 STYLES = {
     # cells: an input element; a partial sum written this round, which the result uses or not;
@@ -508,32 +419,17 @@ def tex_text(s):
     return "".join(out)
 
 
-def top(p):
-    return (p[0], p[1] + ROW_H / 2)
-
-
-def bottom(p):
-    return (p[0], p[1] - ROW_H / 2)
-
-
-def toward(centre, p):
-    """The point of a thread's circle that faces p."""
-    d = math.dist(centre, p)
-    return (centre[0] + R * (p[0] - centre[0]) / d, centre[1] + R * (p[1] - centre[1]) / d)
-
-
-def plural(k, word):
-    return f"{k} {word}" + ("" if k == 1 else "s")
-
-
 class Picture:
-    """A tikzpicture: backgrounds first, then lines, then cells and circles, then labels."""
+    """A tikzpicture: backgrounds first, then lines, then cells and circles, then labels. With a
+    trace: its arrays as rows of cells, one for each (array, round) the figure places, and an
+    arrow from each cell that a write read to the cell it wrote."""
 
     LAYERS = ("back", "lines", "nodes", "front")
 
-    def __init__(self, thread_colours=0):
+    def __init__(self, tr=None, thread_colours=0):
         self.layers = {k: [] for k in self.LAYERS}
         self.colours = THREAD_COLOURS[:thread_colours]
+        self.tr, self.at = tr, {}  # at: (array, round) -> {index: (x, y)}
 
     def node(self, p, text, style, width=None, anchor=None, layer="nodes"):
         opts = style + (f", minimum width={width:.2f}cm" if width else "")
@@ -543,14 +439,13 @@ class Picture:
     def text(self, p, s, anchor="west", style="lab"):
         self.node(p, tex_text(s), style, anchor=anchor, layer="front")
 
-    def line(self, a, b, style="ln", layer="lines"):
-        self.layers[layer].append(
-            f"\\draw[{style}] ({a[0]:.2f},{a[1]:.2f}) -- ({b[0]:.2f},{b[1]:.2f});")
-
-    def rect(self, x1, y1, x2, y2, style, layer="back"):
+    def line(self, a, b, style="ln", op="--", layer="lines"):
         cmd = "\\fill" if style.startswith("band") else "\\draw"
         self.layers[layer].append(
-            f"{cmd}[{style}] ({x1:.2f},{y1:.2f}) rectangle ({x2:.2f},{y2:.2f});")
+            f"{cmd}[{style}] ({a[0]:.2f},{a[1]:.2f}) {op} ({b[0]:.2f},{b[1]:.2f});")
+
+    def rect(self, x1, y1, x2, y2, style, layer="back"):
+        self.line((x1, y1), (x2, y2), style, "rectangle", layer)
 
     def tex(self, comment):
         body = [line for k in self.LAYERS for line in self.layers[k]]
@@ -564,102 +459,51 @@ class Picture:
                 f" script, not this file.\n\\begin{{tikzpicture}}[\n{styles}]\n{colours}"
                 + "\n".join(body) + "\n\\end{tikzpicture}\n")
 
-
-class Rows:
-    """A trace drawn as rows of cells, one for each (array, round) that the layout places, and
-    an arrow from each cell that a write read to the cell it wrote; through the writing thread's
-    circle where the layout gives the threads a row of their own."""
-
-    def __init__(self, pic, tr):
-        self.pic, self.tr, self.at = pic, tr, {}  # at: (array, round) -> {index: (x, y)}
-
-    def round(self, rnd):
-        return rnd if isinstance(rnd, int) else self.tr.rounds.index(rnd)
-
     def row(self, array, rnd, place, indices=None, colour=None, values=True, width=0.5,
             hide_dead=False):
-        """Draws array as it is after round rnd; place(index) gives the cell's centre."""
-        rnd = self.round(rnd)
-        indices = range(len(array.cells)) if indices is None else indices
+        """Draws array as it is after round rnd (a number or a name); place(index) gives the
+        cell's centre; colour(index), the cell's fill; hide_dead leaves out the values that no
+        thread reads again."""
+        rnd = rnd if isinstance(rnd, int) else self.tr.rounds.index(rnd)
         cells, at = self.tr.state(array, rnd), {}
-        for k in indices:
+        for k in range(len(array.cells)) if indices is None else indices:
             at[k] = place(k)
             if k >= len(cells):  # a slot past the end: the identity, no memory behind it
-                self.pic.node(at[k], str(IDENTITY) if values else "", "past", width)
+                self.node(at[k], str(IDENTITY) if values else "", "past", width)
                 continue
             v, w = cells[k]
-            if colour:
-                style = f"cell, fill={colour(k)}"
-            elif rnd == 0 or (w is None and array.space != "global"):
-                style = "cell"
-            elif w is None or w.round != rnd:
-                style = "stale"
-            else:
-                style = "fresh" if w.id in self.tr.used else "dead"
+            style = (f"cell, fill={colour(k)}" if colour else
+                     "cell" if rnd == 0 or (w is None and array.space != "global") else
+                     "stale" if w is None or w.round != rnd else
+                     "fresh" if w.id in self.tr.used else "dead")
             show = values and not (hide_dead and style == "dead")
-            self.pic.node(at[k], str(v) if show else "", style, width)
+            self.node(at[k], str(v) if show else "", style, width)
         self.at[(array, rnd)] = at
         return at
 
-    def source(self, loc, rnd):
-        """Where the cell loc is drawn as it was before round rnd, if it is drawn."""
-        earlier = [r for (a, r) in self.at if a is loc.array and r < rnd]
-        return self.at[(loc.array, max(earlier))].get(loc.index) if earlier else None
-
-    def arrows(self, rnd, block=None, threads=None, own=True):
-        """An arrow for each operand of each write of round rnd into a placed row. threads =
-        (y, x_of) draws a circle for each thread t of the block at (x_of(t), y), blue if it
-        writes this round, grey if idle, and the arrows go through the writer's circle.
-        own=False leaves out the operand that a cell adds to itself (x += ...)."""
-        rnd = self.round(rnd)
-        writes = [w for w in self.tr.writes if w.round == rnd and block in (None, w.block)]
-        circle = {}
-        if threads:
-            y, x_of = threads
-            for t in range(self.tr.blockDim):
-                circle[t] = (x_of(t), y)
-                active = t in {w.thread for w in writes}
-                self.pic.node(circle[t], str(t), "thr" if active else "idle")
-        for w in writes:
+    def arrows(self, rnd, via=None, own=True):
+        """An arrow for each operand of each write of round rnd into a placed row, from where the
+        operand's cell is drawn last before rnd; through the writer's circle where via gives each
+        thread's. own=False leaves out the operand that a cell adds to itself (x += ...)."""
+        rnd = rnd if isinstance(rnd, int) else self.tr.rounds.index(rnd)
+        for w in self.tr.writes:
             dst = self.at.get((w.array, rnd), {}).get(w.index)
-            if dst is None:
+            if w.round != rnd or dst is None:
                 continue
-            used = w.id in self.tr.used
+            top, used = (dst[0], dst[1] + ROW_H / 2), w.id in self.tr.used
             for p in dict.fromkeys(w.parts):
-                src = self.source(p, rnd)
+                earlier = [r for (a, r) in self.at if a is p.array and r < rnd]
+                src = self.at[(p.array, max(earlier))].get(p.index) if earlier else None
                 if src is None or (not own and p.array is w.array and p.index == w.index):
                     continue
                 style = "lnpast" if p.past_end else "ln" if used else "lndead"
                 # into the top of the writer's circle: an arrow from far away then runs above
                 # the other threads' circles, never through them
-                end = (circle[w.thread][0], circle[w.thread][1] + R) if circle else top(dst)
-                self.pic.line(bottom(src), end, style)
-            if circle:
-                c = circle[w.thread]
-                self.pic.line((c[0], c[1] - R), top(dst), "ln" if used else "lndead")
-
-
-def warp_boxes(pic, tr, rnd, y, x_of, block=0):
-    """A box around each warp's thread circles, blue while any of its threads works; returns
-    how many warps are busy."""
-    busy = {t // tr.warp_size for t in tr.writers(rnd, block)}
-    for warp in range(tr.blockDim // tr.warp_size):
-        first, last = x_of(warp * tr.warp_size), x_of((warp + 1) * tr.warp_size - 1)
-        pic.rect(first - 0.27, y - 0.26, last + 0.27, y + 0.26,
-                 "warp" if warp in busy else "warpidle")
-    return len(busy)
-
-
-def bracket(pic, x1, x2, y, label):
-    """A bracket over the cells from x1 to x2, with its label above."""
-    pic.line((x1, y - 0.06), (x1, y), "tick")
-    pic.line((x1, y), (x2, y), "tick")
-    pic.line((x2, y), (x2, y - 0.06), "tick")
-    pic.text(((x1 + x2) / 2, y), label, anchor="south")
-
-
-def shared_arrays(tr):
-    return [a for a in tr.arrays if a.space == "shared"]
+                end = (via[w.thread][0], via[w.thread][1] + R) if via else top
+                self.line((src[0], src[1] - ROW_H / 2), end, style)
+            if via:
+                c = via[w.thread]
+                self.line((c[0], c[1] - R), top, "ln" if used else "lndead")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -667,29 +511,30 @@ def shared_arrays(tr):
 
 def figure01(tr, pitch=0.62, x0=1.45):
     """The 16 elements in blocks of 4, a thread each, every atomicAdd into the one sum."""
-    pic = Picture()
+    pic = Picture(tr)
     input, sum = tr.arrays
-    at = Rows(pic, tr).row(input, 0, lambda k: (x0 + k * pitch, 0.0), width=pitch - 0.1)
+    at = pic.row(input, 0, lambda k: (x0 + k * pitch, 0.0), width=pitch - 0.1)
     y, total = -0.8, (x0 + 7.5 * pitch, -2.3)
     pic.node(total, str(tr.result), "cell, fill=deckblue!30, font=\\footnotesize", 0.9)
     for b in range(tr.gridDim):
         x1 = x0 + b * tr.blockDim * pitch - 0.27
         x2 = x0 + ((b + 1) * tr.blockDim - 1) * pitch + 0.27
         pic.rect(x1, y - 0.28, x2, ROW_H / 2 + 0.07, "box")
-        pic.text(((x1 + x2) / 2, ROW_H / 2 + 0.07), f"block {b}", anchor="south")
+        pic.text(((x1 + x2) / 2, ROW_H / 2 + 0.07), f"block {b}", "south")
     for w in tr.writes:  # the atomicAdds, in the order the replay ran them (the GPU's varies)
         (p,) = [p for p in w.parts if p.array is input]
-        c = (at[p.index][0], y)
+        c, end = (at[p.index][0], y), (total[0], total[1] + ROW_H / 2)
+        d = math.dist(c, end)  # the arrow to the sum leaves the circle where it faces the sum
         pic.node(c, str(w.thread), "thr")
-        pic.line(bottom(at[p.index]), (c[0], c[1] + R))
-        pic.line(toward(c, top(total)), top(total))
-    pic.text((x0 - 0.4, 0), "`input`", anchor="east")
-    pic.text((x0 - 0.4, y), "`threadIdx.x`", anchor="east")
+        pic.line((c[0], at[p.index][1] - ROW_H / 2), (c[0], c[1] + R))
+        pic.line((c[0] + R * (end[0] - c[0]) / d, c[1] + R * (end[1] - c[1]) / d), end)
+    pic.text((x0 - 0.4, 0), "`input`", "east")
+    pic.text((x0 - 0.4, y), "`threadIdx.x`", "east")
     pic.text((total[0] + 0.55, total[1]), "`sum`: one address\nin global memory")
     pic.text((x0 - 0.4, total[1] - 0.4),
              "thread `i = blockIdx.x * blockDim.x + threadIdx.x` adds element `i` into `sum`:\n"
              f"{tr.n} `atomicAdd`s on one address, one after another in any order: [a chain,"
-             " not a tree]", anchor="north west")
+             " not a tree]", "north west")
     return pic
 
 
@@ -697,12 +542,11 @@ def figure_tree(tr, owner, title, pitch=0.56, dy=1.3):
     """Stages 2-4: the array after each round, a row a round; above each row the threads, each
     over the element it owns (owner(t)), the warps boxed; on the right each round's stride and
     how many threads and warps work in it."""
-    pic = Picture()
-    rows = Rows(pic, tr)
-    input, shared = tr.arrays[0], shared_arrays(tr)
+    pic = Picture(tr)
+    input, shared = tr.arrays[0], [a for a in tr.arrays if a.space == "shared"]
     for r in range(len(tr.rounds)):
         array = shared[0] if shared and r > 0 else input
-        rows.row(array, r, lambda k, y=-r * dy: (k * pitch, y), width=pitch - 0.08)
+        pic.row(array, r, lambda k, y=-r * dy: (k * pitch, y), width=pitch - 0.08)
     if shared:  # a band behind the rows in shared memory
         last, end = -(len(tr.rounds) - 1) * dy, (tr.blockDim - 0.5) * pitch
         pic.rect(-pitch / 2 - 0.04, -dy + ROW_H / 2 + 0.08, end + 0.04, last - ROW_H / 2 - 0.08,
@@ -714,43 +558,54 @@ def figure_tree(tr, owner, title, pitch=0.56, dy=1.3):
     assert all(w.index == owner(w.thread) for w in tr.writes), "a thread wrote what it does not own"
     for r in range(1, len(tr.rounds)):
         y = -r * dy + ROW_H / 2 + R + 0.09  # just above the row the round writes
-        warps = warp_boxes(pic, tr, r, y, x_of)
-        rows.arrows(r, threads=(y, x_of))
-        pic.text((right, -r * dy + 0.24), f"[round {r}: {tr.rounds[r]}]\n"
-                 f"{plural(len(tr.writers(r)), 'thread')} active\n{plural(warps, 'warp')} busy")
+        active = tr.writers(r)
+        busy = {t // tr.warp_size for t in active}
+        for warp in range(tr.blockDim // tr.warp_size):  # boxed, blue while any thread works
+            x1, x2 = x_of(warp * tr.warp_size), x_of((warp + 1) * tr.warp_size - 1)
+            pic.rect(x1 - 0.27, y - 0.26, x2 + 0.27, y + 0.26, "warpidle" if warp not in busy
+                     else "warp")
+        circles = {t: (x_of(t), y) for t in range(tr.blockDim)}
+        for t, c in circles.items():
+            pic.node(c, str(t), "thr" if t in active else "idle")
+        pic.arrows(r, via=circles)
+        s = lambda k: "" if k == 1 else "s"
+        pic.text((right, -r * dy + 0.24), f"[round {r}: {tr.rounds[r]}]\n{len(active)} thread"
+                 f"{s(len(active))} active\n{len(busy)} warp{s(len(busy))} busy")
     return pic
 
 
 def figure05(tr, g=0.35, x0=1.25, dy=0.74):
     """Two blocks side by side under their segments, each block's tree in its own shared
     memory, drawn with direct arrows (stage 4's tree); then one atomicAdd per block."""
-    pic = Picture()
-    rows = Rows(pic, tr)
+    pic = Picture(tr)
     input, sum = tr.arrays[:2]
     seg = 2 * tr.blockDim
-    rows.row(input, 0, lambda k: (x0 + k * g, 0.0), range(tr.gridDim * seg), width=g - 0.05)
+    pic.row(input, 0, lambda k: (x0 + k * g, 0.0), range(tr.gridDim * seg), width=g - 0.05)
     tree = [r for r in range(1, len(tr.rounds)) if tr.rounds[r] != "atomicAdd"]
     y_of = lambda r: -0.4 - r * dy
-    for b, input_s in enumerate(shared_arrays(tr)):
+    for b, input_s in enumerate(a for a in tr.arrays if a.space == "shared"):
         left = x0 + b * seg * g
-        bracket(pic, left - g / 2 + 0.02, left + (seg - 0.5) * g - 0.02, ROW_H / 2 + 0.1,
-                f"block {b}: segment {b}, elements {b * seg}-{(b + 1) * seg - 1}")
+        x1, x2, y = left - g / 2 + 0.02, left + (seg - 0.5) * g - 0.02, ROW_H / 2 + 0.1
+        for p, q in (((x1, y - 0.06), (x1, y)), ((x1, y), (x2, y)), ((x2, y), (x2, y - 0.06))):
+            pic.line(p, q, "tick")  # a bracket over the segment
+        pic.text(((x1 + x2) / 2, y), f"block {b}: segment {b}, elements {b * seg}-"
+                 f"{(b + 1) * seg - 1}", "south")
         pic.rect(left - g / 2, y_of(1) + ROW_H / 2 + 0.07, left + (seg - 0.5) * g,
                  y_of(tree[-1]) - ROW_H / 2 - 0.07, "band")
         for r in tree:
-            rows.row(input_s, r, lambda t, y=y_of(r): (left + (2 * t + 0.5) * g, y),
-                     width=2 * g - 0.08)
+            pic.row(input_s, r, lambda t, y=y_of(r): (left + (2 * t + 0.5) * g, y),
+                    width=2 * g - 0.08)
     for r in tree:
-        rows.arrows(r)
-        pic.text((x0 - g / 2 - 0.1, y_of(r)), tr.rounds[r], anchor="east")
+        pic.arrows(r)
+        pic.text((x0 - g / 2 - 0.1, y_of(r)), tr.rounds[r], "east")
     last = len(tr.rounds) - 1
     total = (x0 + (seg - 0.5) * g, y_of(last) - 0.1)
-    rows.row(sum, last, lambda k: total, width=0.9)
-    rows.arrows(last)
-    pic.text((x0 - g / 2 - 0.1, 0), "`input`", anchor="east")
-    pic.text((total[0] - 0.55, total[1]), "one `atomicAdd` a block into `sum`", anchor="east")
+    pic.row(sum, last, lambda k: total, width=0.9)
+    pic.arrows(last)
+    pic.text((x0 - g / 2 - 0.1, 0), "`input`", "east")
+    pic.text((total[0] - 0.55, total[1]), "one `atomicAdd` a block into `sum`", "east")
     pic.text((x0 + (tr.gridDim * seg - 0.5) * g, total[1]), "`input_s`: shared memory, one\n"
-             f"per block; dashed: past n = {tr.n},\nthe identity, no memory read", anchor="east")
+             f"per block; dashed: past n = {tr.n},\nthe identity, no memory read", "east")
     return pic
 
 
@@ -758,12 +613,12 @@ def figure06(tr, g=0.31, x0=1.1, gap=0.5, dy=0.8):
     """The grid-stride loop: the input wrapped a pass of the grid a row, the segments a block
     walks in its column, each element coloured and numbered by the thread that adds it; then
     each block's tree and its atomicAdd."""
-    pic = Picture(thread_colours=tr.blockDim)
-    rows = Rows(pic, tr)
+    pic = Picture(tr, thread_colours=tr.blockDim)
     input, sum = tr.arrays[:2]
     who, seg = tr.loaded_by(input), tr.segment
+    tiles = seg // tr.blockDim  # COARSE_FACTOR * 2
     passes = sorted({rnd for _, _, rnd in who.values()})  # the rounds of the grid-stride loop
-    width = seg * g + (tr.tiles - 1) * 0.05  # a segment: its tiles 0.05 cm apart
+    width = seg * g + (tiles - 1) * 0.05  # a segment: its tiles 0.05 cm apart
     col = lambda b: x0 + b * (width + gap)  # block b's column
 
     def place(j):  # in the column of the block that reads element j, in the row of its pass
@@ -771,37 +626,37 @@ def figure06(tr, g=0.31, x0=1.1, gap=0.5, dy=0.8):
         k = j % seg
         return (col(block) + k * g + (k // tr.blockDim) * 0.05, -passes.index(rnd) * dy)
 
-    rows.row(input, 0, place, colour=lambda j: f"thread{who[j][1]}", values=False, width=g - 0.04)
+    pic.row(input, 0, place, colour=lambda j: f"thread{who[j][1]}", values=False, width=g - 0.04)
     for j in range(tr.n):
-        pic.text(place(j), str(who[j][1]), style="num", anchor="center")
+        pic.text(place(j), str(who[j][1]), "center", "num")
     for s in range(tr.n // seg):
         x, y = place(s * seg)
         pic.text((x - g / 2, y + ROW_H / 2), f"segment {s}: elements {s * seg}-{(s + 1) * seg - 1}",
-                 anchor="south west")
+                 "south west")
     for k, rnd in enumerate(passes):
-        pic.text((x0 - g / 2 - 0.1, -k * dy), tr.rounds[rnd], anchor="east")
+        pic.text((x0 - g / 2 - 0.1, -k * dy), tr.rounds[rnd], "east")
     for b in range(tr.gridDim):
-        pic.text((col(b) - g / 2 + width / 2, 0.55), f"block {b}", style="labb", anchor="south")
+        pic.text((col(b) - g / 2 + width / 2, 0.55), f"block {b}", "south", "labb")
     pic.text((col(0) - g / 2, -dy - 0.3), "thread t adds element `segment + t + tile *"
-             f" blockDim.x` of each of its segments,\ntile 0-{tr.tiles - 1} (`COARSE_FACTOR`"
-             f" {tr.tiles // 2}), into its register `partial`, then stores it in `input_s[t]`",
-             anchor="north west")
+             f" blockDim.x` of each of its segments,\ntile 0-{tiles - 1} (`COARSE_FACTOR`"
+             f" {tiles // 2}), into its register `partial`, then stores it in `input_s[t]`",
+             "north west")
     y_of = {"store": -2.3, "stride 2": -2.95, "stride 1": -3.6}
-    for b, input_s in enumerate(shared_arrays(tr)):
+    for b, input_s in enumerate(a for a in tr.arrays if a.space == "shared"):
         pitch = width / tr.blockDim
         pic.rect(col(b) - g / 2, y_of["store"] + ROW_H / 2 + 0.07, col(b) - g / 2 + width,
                  y_of["stride 1"] - ROW_H / 2 - 0.07, "band")
         for name, y in y_of.items():
             colour = (lambda t: f"thread{t}") if name == "store" else None
-            rows.row(input_s, name, lambda t, y=y, b=b: (col(b) - g / 2 + (t + 0.5) * pitch, y),
-                     colour=colour, width=0.62)
+            pic.row(input_s, name, lambda t, y=y, b=b: (col(b) - g / 2 + (t + 0.5) * pitch, y),
+                    colour=colour, width=0.62)
     for name, y in y_of.items():
-        rows.arrows(name)
-        pic.text((x0 - g / 2 - 0.1, y), "`input_s`" if name == "store" else name, anchor="east")
+        pic.arrows(name)
+        pic.text((x0 - g / 2 - 0.1, y), "`input_s`" if name == "store" else name, "east")
     total = ((col(0) + col(1) + width - g) / 2, -4.35)
-    rows.row(sum, "atomicAdd", lambda k: total, width=0.9)
-    rows.arrows("atomicAdd")
-    pic.text((x0 - g / 2 - 0.1, total[1]), "`atomicAdd`", anchor="east")
+    pic.row(sum, "atomicAdd", lambda k: total, width=0.9)
+    pic.arrows("atomicAdd")
+    pic.text((x0 - g / 2 - 0.1, total[1]), "`atomicAdd`", "east")
     pic.text((total[0] + 0.55, total[1]), "`sum`")
     return pic
 
@@ -809,8 +664,7 @@ def figure06(tr, g=0.31, x0=1.1, gap=0.5, dy=0.8):
 def figure07(tr, g=0.27, x0=0.95, dy=0.47):
     """(a) a block's 16-byte loads, a tile of blockDim.x vectors a row; (b) the shuffles of
     warp_reduce in one warp."""
-    pic = Picture(thread_colours=tr.blockDim)
-    rows = Rows(pic, tr)
+    pic = Picture(tr, thread_colours=tr.blockDim)
     input = tr.arrays[0]
     partial = [a for a in tr.arrays if a.name == "partial"][0]
     who, row_len, n4 = tr.loaded_by(input), 4 * tr.blockDim, tr.n // 4  # a tile: blockDim.x vectors
@@ -821,34 +675,34 @@ def figure07(tr, g=0.27, x0=0.95, dy=0.47):
         return (x0 + (j % row_len) * g, -(j // row_len) * dy)
 
     pic.text((x0 - g / 2 - 0.9, ROW_H / 2 + 0.1), "(a) 16-byte loads: thread t loads vector"
-             " `i + tile * blockDim.x`, 4 elements", anchor="south west")
-    rows.row(input, 0, place, colour=lambda j: f"thread{who[j][1]}, draw=white", values=False,
-             width=g)
+             " `i + tile * blockDim.x`, 4 elements", "south west")
+    pic.row(input, 0, place, colour=lambda j: f"thread{who[j][1]}, draw=white", values=False,
+            width=g)
     for _, t, v in tr.vector_reads:
         (x1, y), (x2, _) = place(4 * v), place(4 * v + 3)
         pic.rect(x1 - g / 2 + 0.01, y - ROW_H / 2, x2 + g / 2 - 0.01, y + ROW_H / 2, "vec", "front")
         pic.node(((x1 + x2) / 2, y), str(t), f"num, fill=thread{t}", layer="front")
     for j in range(4 * n4, tr.n):
-        pic.text(place(j), str(who[j][1]), style="num", anchor="center")
+        pic.text(place(j), str(who[j][1]), "center", "num")
     for tile in range(n4 // tr.blockDim):
-        pic.text((x0 - g / 2 - 0.1, -tile * dy), f"tile {tile}", anchor="east")
+        pic.text((x0 - g / 2 - 0.1, -tile * dy), f"tile {tile}", "east")
     xr = x0 + (row_len - 0.5) * g + 0.15
     pic.text((xr, -0.5 * dy), f"one block,\n{tr.blockDim} threads,\n`COARSE_FACTOR` 2")
     x, y = place(4 * n4)
-    pic.text((x - g / 2, y + ROW_H / 2), f"n % 4 = {tr.n % 4}", anchor="south west")
+    pic.text((x - g / 2, y + ROW_H / 2), f"n % 4 = {tr.n % 4}", "south west")
     # (b) the first warp_reduce, in warp 0
     pitch, xb, yb, dyb = 0.78, x0 + 0.25, -2.65, 0.72
     names = ["tail"] + [r for r in tr.rounds if r.startswith("offset") and "warp 0" not in r]
     pic.text((x0 - g / 2 - 0.9, yb + ROW_H / 2 + 0.12), "(b) `warp_reduce`: lane l adds lane"
-             " l + offset's `partial` (`__shfl_down_sync`)", anchor="south west")
+             " l + offset's `partial` (`__shfl_down_sync`)", "south west")
     for k, name in enumerate(names):
         y = yb - k * dyb
         colour = (lambda t: f"thread{t}") if k == 0 else None
-        rows.row(partial, name, lambda t, y=y: (xb + t * pitch, y), range(tr.warp_size),
-                 colour=colour, width=pitch - 0.1, hide_dead=True)
+        pic.row(partial, name, lambda t, y=y: (xb + t * pitch, y), range(tr.warp_size),
+                colour=colour, width=pitch - 0.1, hide_dead=True)
         if k:
-            rows.arrows(name, own=False)
-        pic.text((x0 - g / 2 - 0.1, y), "lanes" if k == 0 else name, anchor="east")
+            pic.arrows(name, own=False)
+        pic.text((x0 - g / 2 - 0.1, y), "lanes" if k == 0 else name, "east")
     xr = xb + (tr.warp_size - 0.5) * pitch + 0.2
     pic.text((xr, yb), "lane l holds thread l's `partial`")
     pic.text((xr, yb - 1.5 * dyb), "grey: sums no lane reads again\n"
@@ -866,34 +720,40 @@ def figure_coalescing(tr2, tr3, x0=1.5, pl=0.42, pe=0.21):
     elem_x = lambda e: x0 + pe / 2 + e * pe
     per = SECTOR // 4  # elements a sector
 
+    def sector_reads(tr):
+        """{(round, warp, k, sector)}: the sectors of input that the k-th load (from 1) of each
+        thread of a warp touches in a round; warp None: the host's reads, a request each."""
+        kth, out = collections.Counter(), set()
+        for r in tr.reads:
+            if r.array.name == "input":
+                kth[r.round, r.thread] += 1
+                warp = None if r.thread is None else r.thread // tr.warp_size
+                out.add((r.round, warp, kth[r.round, r.thread], r.index * 4 // SECTOR))
+        return out
+
     def panel(tr, rnd, y, title, summary, sector_labels):
-        loads, _ = sector_reads(tr)
-        reads = [r for r in tr.reads if r.round == rnd and r.thread is not None
-                 and r.thread < tr.warp_size and r.array.name == "input"]
-        first = {}
-        for r in reads:  # the first load of each lane (k = 0): input[i]
-            first.setdefault(r.thread, r.index)
-        sectors = loads[rnd, 0, 0]
+        first = {}  # the first load of each lane of warp 0 in round rnd: input[i]
+        for r in tr.reads:
+            if r.round == rnd and r.thread in range(tr.warp_size) and r.array.name == "input":
+                first.setdefault(r.thread, r.index)
+        sectors = {s for rr, warp, k, s in sector_reads(tr) if (rr, warp, k) == (rnd, 0, 1)}
         assert sectors == {e * 4 // SECTOR for e in first.values()}
         pic.text((0, y), title)
         ly, my = y - 0.5, y - 1.5
-        pic.text((x0 - 0.1, ly), "lanes", anchor="east")
-        pic.text((x0 - 0.1, my), "`input`", anchor="east")
+        pic.text((x0 - 0.1, ly), "lanes", "east")
+        pic.text((x0 - 0.1, my), "`input`", "east")
         for lane in range(tr.warp_size):  # numbered every 4 lanes, and the last
             label = str(lane) if lane % 4 == 0 or lane == tr.warp_size - 1 else ""
             pic.node((lane_x(lane), ly), label, "thr" if lane in first else "idle")
-        span = 8 * per  # the elements drawn: 8 sectors
-        for e in range(span):
+        for e in range(8 * per):  # the elements drawn: 8 sectors
             used = e in first.values()
-            pic.node((elem_x(e), my), "", "cell, fill=deckblue!55" if used else "cell",
-                     width=pe)
-        for k in range(span // per):
+            pic.node((elem_x(e), my), "", "cell, fill=deckblue!55" if used else "cell", pe)
+        for k in range(8):
             x1, x2 = elem_x(k * per) - pe / 2, elem_x((k + 1) * per - 1) + pe / 2
-            touched = k in sectors
             pic.rect(x1, my - ROW_H / 2, x2, my + ROW_H / 2,
-                     "draw=deckblue, very thick" if touched else "draw=deckgray!60", "front")
+                     "draw=deckblue, very thick" if k in sectors else "draw=deckgray!60", "front")
             if sector_labels:
-                pic.text(((x1 + x2) / 2, my - ROW_H / 2 - 0.05), f"sector {k}", anchor="north")
+                pic.text(((x1 + x2) / 2, my - ROW_H / 2 - 0.05), f"sector {k}", "north")
         for lane, e in first.items():
             pic.line((lane_x(lane), ly - R), (elem_x(e), my + ROW_H / 2))
         pic.text((x0, my - (0.9 if sector_labels else 0.45)), summary.format(
@@ -906,12 +766,9 @@ def figure_coalescing(tr2, tr3, x0=1.5, pl=0.42, pe=0.21):
     panel(tr2, 3, -2.95, "(b) stage 2, round 3 (stride 4): lane t loads `input[2t]` if `t % 4"
           " == 0`, then `input[2t + 4]`", "{loads} loads of 4 bytes, 8 elements apart: [{sectors}"
           " sectors], {fetched} bytes fetched, {used} used", False)
-    totals = []
-    for tr in (tr2, tr3):
-        loads, extra = sector_reads(tr)
-        totals.append(sum(len(v) for v in loads.values()) + extra)
     pic.text((0, -5.45), f"One block, n = {tr2.n}, every round, both loads and thread 0's last"
-             f" read: stage 2 reads [{totals[0]} sectors], stage 3 [{totals[1]}]")
+             f" read: stage 2 reads [{len(sector_reads(tr2))} sectors], stage 3"
+             f" [{len(sector_reads(tr3))}]")
     return pic
 
 
@@ -920,57 +777,61 @@ def figure_coarsening(seg, coarse, pitch=0.43, dy=0.55):
     row of the block's threads, blue while they add. (a) two blocks of 8 threads, one after the
     other (a GPU that holds one block at a time); (b) one coarsened block."""
     pic = Picture()
-    rows_a = [(b, r) for b in range(seg.gridDim) for r in steps(seg, b)]
-    rows_b = [(0, r) for r in steps(coarse, 0)]
-    xa, xb = 1.4, 8.25
+
+    def steps(tr, b):  # the rounds in which block b adds (writes of two operands), atomics aside
+        return [(b, r) for r in range(1, len(tr.rounds)) if tr.rounds[r] != "atomicAdd" and any(
+            w.round == r and w.block == b and len(w.parts) > 1 for w in tr.writes)]
+
+    rows_a = [row for b in range(seg.gridDim) for row in steps(seg, b)]
+    rows_b = steps(coarse, 0)
+    xa, xb, second = 1.4, 8.25, {}  # second: a block's second step, where its label goes
 
     def panel(tr, rows, x, title, total):
-        pic.text((x - 0.3, 0.45), title, anchor="west")
+        pic.text((x - 0.3, 0.45), title)
         for k, (b, r) in enumerate(rows, 1):
-            y = -k * dy
             active = tr.writers(r, b)
             for t in range(tr.blockDim):
-                pic.node((x + t * pitch, y), str(t), "thr" if t in active else "idle")
-            pic.text((x + (tr.blockDim - 0.5) * pitch + 0.1, y), tr.rounds[r])
-            if tr.gridDim > 1 and k > 1 and rows[k - 2][0] == b and (k < 3 or rows[k - 3][0] != b):
-                pic.text((xb - 0.55, y), f"[block {b}]", anchor="east")  # on its second row
+                pic.node((x + t * pitch, -k * dy), str(t), "thr" if t in active else "idle")
+            pic.text((x + (tr.blockDim - 0.5) * pitch + 0.1, -k * dy), tr.rounds[r])
+            if tr is seg and k in second:
+                pic.text((xb - 0.55, -k * dy), f"[block {b}]", "east")
         pic.text((x - 0.3, -(len(rows_a) + 1) * dy - 0.05), total)
 
     for k in range(1, max(len(rows_a), len(rows_b)) + 1):
-        pic.text((0.95, -k * dy), f"step {k}", anchor="east")
+        pic.text((0.95, -k * dy), f"step {k}", "east")
     for b in range(seg.gridDim):  # a band behind each block's steps
         ks = [k for k, (bb, _) in enumerate(rows_a, 1) if bb == b]
+        second[ks[1]] = b
         pic.rect(xa - 0.3, -ks[-1] * dy - 0.25, xb - 0.45, -ks[0] * dy + 0.25,
                  "band" if b % 2 == 0 else "bandgrey")
-    n_a, n_b = len(rows_a), len(rows_b)
     panel(seg, rows_a, xa, f"(a) {seg.gridDim} blocks of {seg.blockDim} threads, "
-          f"{2 * seg.blockDim} elements each", f"[{n_a} steps]: block 1 waits for block 0's end")
+          f"{2 * seg.blockDim} elements each",
+          f"[{len(rows_a)} steps]: block 1 waits for block 0's end")
     panel(coarse, rows_b, xb, f"(b) 1 block of {coarse.blockDim} threads, {coarse.n} elements "
-          "(`COARSE_FACTOR` 2)", f"[{n_b} steps]: 3 adds in a register, then the tree")
+          "(`COARSE_FACTOR` 2)", f"[{len(rows_b)} steps]: 3 adds in a register, then the tree")
     return pic
 
 
-FIGURES = [  # name, caption, replay, figure
-    ("step01", "Stage 1: one atomicAdd per element", step01, figure01),
-    ("step02", "Stage 2: interleaved addressing, thread t owns element 2t", step02,
-     lambda tr: figure_tree(tr, lambda t: 2 * t, "`input`: global memory,\nchanged in place")),
-    ("step03", "Stage 3: sequential addressing, thread t owns element t", step03,
-     lambda tr: figure_tree(tr, lambda t: t, "`input`: global memory,\nchanged in place")),
-    ("step04", "Stage 4: the tree in shared memory", step04,
-     lambda tr: figure_tree(tr, lambda t: t, "`input`: global memory,\nread once, never written")),
-    ("step05", "Stage 5: a segment per block, one atomicAdd per block", step05, figure05),
-    ("step06", "Stage 6: thread coarsening on a grid-stride loop", step06, figure06),
-    ("step07", "Stage 7: 16-byte loads and warp shuffles", step07, figure07),
+FIGURES = [  # name, caption, figure, the replays it draws
+    ("step01", "Stage 1: one atomicAdd per element", figure01, step01),
+    ("step02", "Stage 2: interleaved addressing, thread t owns element 2t",
+     lambda tr: figure_tree(tr, lambda t: 2 * t, "`input`: global memory,\nchanged in place"),
+     step02),
+    ("step03", "Stage 3: sequential addressing, thread t owns element t",
+     lambda tr: figure_tree(tr, lambda t: t, "`input`: global memory,\nchanged in place"), step03),
+    ("step04", "Stage 4: the tree in shared memory",
+     lambda tr: figure_tree(tr, lambda t: t, "`input`: global memory,\nread once, never written"),
+     step04),
+    ("step05", "Stage 5: a segment per block, one atomicAdd per block", figure05, step05),
+    ("step06", "Stage 6: thread coarsening on a grid-stride loop", figure06, step06),
+    ("step07", "Stage 7: 16-byte loads and warp shuffles", figure07, step07),
 ]
-
-
 # The deck's other figures, written by --tex only (no PNG, no lesson shows them).
 DECK_FIGURES = [
     ("coalescing", "A warp's loads and the 32-byte sectors they touch, stages 3 and 2",
-     lambda: (step02(2048, 1024, 32), step03(2048, 1024, 32)),
-     lambda trs: figure_coalescing(*trs)),
+     figure_coalescing, lambda: step02(2048, 1024, 32), lambda: step03(2048, 1024, 32)),
     ("coarsening", "The course notes' coarsening figure: two blocks, 8 steps; one coarsened, 6",
-     lambda: (notes_segmented(), notes_coarse()), lambda trs: figure_coarsening(*trs)),
+     figure_coarsening, notes_segmented, notes_coarse),
 ]
 
 
@@ -978,12 +839,12 @@ def pictures(figures=FIGURES):
     """(name, caption, Picture) for stages 1-7 (or figures); stops at the first replay that is
     wrong."""
     out = []
-    for name, caption, replay, figure in figures:
+    for name, caption, figure, *replays in figures:
         try:
-            tr = replay()
+            trs = [replay() for replay in replays]
         except AssertionError as e:
             sys.exit(f"mapping.py: the replay of {name} is wrong: {e}.")
-        out.append((name, caption, figure(tr)))
+        out.append((name, caption, figure(*trs)))
     return out
 
 
@@ -1028,20 +889,13 @@ def deck_colours():
     return "\n".join(lines)
 
 
-def write_tex(pics, directory):
+def write_tex(pics, directory, say=False):
     os.makedirs(directory, exist_ok=True)
-    paths = []
     for name, caption, pic in pics:
-        paths.append(os.path.join(directory, name + ".tex"))
-        with open(paths[-1], "w") as f:
+        with open(os.path.join(directory, name + ".tex"), "w") as f:
             f.write(pic.tex(caption))
-    return paths
-
-
-def png_size(path):
-    with open(path, "rb") as f:
-        head = f.read(24)
-    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+        if say:
+            print(f"{os.path.join(directory, name + '.tex')}: {caption}")
 
 
 def render_png(pics, directory):
@@ -1079,7 +933,10 @@ def render_png(pics, directory):
         png = os.path.join(directory, name + ".png")
         subprocess.run(["pdftoppm", "-png", "-r", str(DPI), "-f", str(page), "-l", str(page),
                         "-singlefile", os.path.join(BUILD, "figures.pdf"), png[:-4]], check=True)
-        (w, h), (pw, ph) = sizes[name], png_size(png)
+        with open(png, "rb") as f:  # the PNG's IHDR: its width and height
+            head = f.read(24)
+        pw, ph = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+        (w, h) = sizes[name]
         print(f"{png}: {pw}x{ph} px, {w:.1f} x {h:.1f} cm: {caption}")
         if w > MAX_W_CM or h > MAX_H_CM:
             too_big.append(f"{name} is {w:.1f} x {h:.1f} cm")
@@ -1097,9 +954,7 @@ def main():
         ap.error("say --tex DIR, --png DIR, or both")
     pics = pictures()
     if args.tex:
-        deck = pics + pictures(DECK_FIGURES)
-        for path, (_, caption, _) in zip(write_tex(deck, args.tex), deck):
-            print(f"{path}: {caption}")
+        write_tex(pics + pictures(DECK_FIGURES), args.tex, say=True)
     if args.png:
         render_png(pics, args.png)
 
