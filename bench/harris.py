@@ -14,10 +14,7 @@ and cumulative speed-up at n = 2^24 and 2^28, from the benchmark CSV of `make be
                     each marker on a line of its own; from the block's csv= (a path from the
                     repository root), else --csv, else the newest bench/*/results.csv.
 
-Stages 2 and 3 are timed as their segmented variants (bench/variants/); stage 4 so made is stage
-5. Step speed-up: the row above's time / this row's (the nearest measured row, named, where that
-one is missing); cumulative: step01's time / this row's. CUB: the cub row timed in step07's
-process, with no step speed-up (it is no step of the course). A stage without a row at an n reads
+The tables' caption says where each number comes from. A stage without a row at an n reads
 "not measured: make bench". Standard library; png needs matplotlib (bench/python.sh finds one).
 """
 import argparse
@@ -27,7 +24,7 @@ import re
 import sys
 from collections import defaultdict
 
-from plot import HEADER, num, read_rows, size  # bench/plot.py: the CSV, read as the plot reads it
+from plot import HEADER, num, pyplot, read_rows, size  # bench/plot.py: the CSV, read as it reads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUB_OWNER = "step07_warp_shuffle"  # CUB's time at an n: the one measured in this stage's process
@@ -110,9 +107,7 @@ def table(gpu, peak, by, ns, csv):
              f"{CUB_OWNER}; it has no step speed-up, being no step of the course."]
     for n in ns:
         rows, above = [HEAD.format("stage | what changed")], None
-        for d in measure(by, n):
-            if d["stage"] in WITHOUT:
-                continue
+        for d in (d for d in measure(by, n) if d["stage"] not in WITHOUT):
             c = cells(d, above)
             rows.append("| " + " | ".join([c[0], d["what"]] + c[1:]) + " |")
             above = d["stage"]
@@ -151,9 +146,7 @@ def stage_rows(gpu, by, ns, stage, csv):
 
 def png(gpu, peak, by, ns, out):
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = pyplot()
     except ImportError:
         raise ValueError("png needs matplotlib: run it with $(bash bench/python.sh)")
     # 1.4 inches a stage, 4 high: the deck shows it 0.78 of a 16:9 frame high, at about 0.54 of

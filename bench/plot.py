@@ -1,14 +1,9 @@
 #!/usr/bin/env python3
 """Draw the reduction benchmark plot (GB/s against n) from the benchmark CSV.
 
-Usage: python3 bench/plot.py CSV [-o PNG] [--table | --table-only]
-
-  -o PNG        output image (default: bandwidth.png next to the CSV)
-  --table       also print a Markdown table (n = 2^24 and 2^28, or each
-                stage's largest n if it stops earlier) for the README
-  --table-only  print the table, draw nothing
-
-Needs only matplotlib (works with 3.6 and 3.8+); bench/python.sh finds one.
+Usage: python3 bench/plot.py CSV [-o PNG] [--table | --table-only]; --help says what each does.
+Its CSV reader and number formats serve bench/harris.py, bench/plot_allreduce.py and
+slides/tables.py too. Needs only matplotlib (works with 3.6 and 3.8+); bench/python.sh finds one.
 """
 import argparse
 import csv
@@ -17,18 +12,19 @@ import statistics
 import sys
 from collections import defaultdict
 
-HEADER = ("gpu,stage,n,bytes,median_ms,min_ms,max_ms,gbps,peak_gbps,"
-          "peak_pct,ratio_to_cub,sum_ok").split(",")
+HEADER = ("gpu,stage,n,bytes,median_ms,min_ms,max_ms,gbps,peak_gbps,peak_pct,ratio_to_cub,"
+          "sum_ok").split(",")
 REFS = ("cub", "copy")          # reference rows, repeated once per process
 TABLE_N = (1 << 24, 1 << 28)
-LABELS = {"cub": "CUB DeviceReduce::Sum",
-          "copy": "cudaMemcpy D2D (read + write)"}
 MARKERS = "os^vDPhp<>"          # never 'X': that marks a wrong sum
+STYLES = {"cub": dict(color="black", lw=4, marker="o", ms=5, zorder=3,
+                      label="CUB DeviceReduce::Sum"),
+          "copy": dict(color="0.45", lw=2.5, ls="--", label="cudaMemcpy D2D (read + write)")}
 
 
 def read_rows(path, header):
     """The rows of a CSV whose first line is exactly `header`, as dicts; exits with the reason
-    when the header differs or no row follows (bench/plot_allreduce.py reads its CSV so too)."""
+    when the header differs or no row follows."""
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
         if reader.fieldnames != list(header):
@@ -39,24 +35,29 @@ def read_rows(path, header):
     return rows
 
 
+def pyplot():
+    """matplotlib.pyplot, drawing into files only (the Agg backend)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
 def load(path):
-    """Returns gpu, peak, data[stage][n] = {gbps, pct, ratio}, bad rows."""
+    """Returns gpu, peak, data[stage][n] = {gbps, pct, ratio}, bad rows (stage, n, gbps)."""
     rows = read_rows(path, HEADER)
     groups = defaultdict(list)
-    bad = []
     for r in rows:
         groups[r["stage"], int(r["n"])].append(r)
-        if r["sum_ok"].strip() != "1":
-            bad.append((r["stage"], int(r["n"]), float(r["gbps"])))
-    peak = statistics.median(float(r["peak_gbps"]) for r in rows)
     data = defaultdict(dict)
     for (stage, n), rs in groups.items():   # duplicates: take the median
         ratios = [float(r["ratio_to_cub"]) for r in rs if r["ratio_to_cub"]]
-        gbps = statistics.median(float(r["gbps"]) for r in rs)
         data[stage][n] = {
-            "gbps": gbps, "pct": statistics.median(float(r["peak_pct"]) for r in rs),  # as the CSV says
+            "gbps": statistics.median(float(r["gbps"]) for r in rs),
+            "pct": statistics.median(float(r["peak_pct"]) for r in rs),  # as the CSV says
             "ratio": statistics.median(ratios) if ratios else None}
-    return rows[0]["gpu"], peak, data, bad
+    bad = [(r["stage"], int(r["n"]), float(r["gbps"])) for r in rows if r["sum_ok"].strip() != "1"]
+    return rows[0]["gpu"], statistics.median(float(r["peak_gbps"]) for r in rows), data, bad
 
 
 def order(data):
@@ -76,64 +77,39 @@ def size(nbytes):
 
 
 def table(data, bad):
-    """Markdown table: each step at 2^24 / 2^28 (or its largest n), plus
-    CUB and copy at every n that appears."""
-    picks = []
-    for s in order(data):
-        if s in REFS:
-            continue
-        ns = [n for n in TABLE_N if n in data[s]]
-        top = max(data[s])
-        if top < TABLE_N[-1] and top not in ns:
-            ns.append(top)
-        picks += [(n, s) for n in ns]
-    for n in sorted({n for n, _ in picks}):
-        picks += [(n, s) for s in REFS if n in data.get(s, {})]
-    rank = {s: i for i, s in enumerate(order(data))}
-    picks.sort(key=lambda p: (p[0], rank[p[1]]))
+    """Markdown table: each step at 2^24 / 2^28 (or its largest n, where it stops earlier),
+    plus CUB and copy at every n that appears."""
+    picks = {(n, s) for s in order(data) if s not in REFS for n in data[s]
+             if n in TABLE_N or n == max(data[s]) < TABLE_N[-1]}
     wrong = {(s, n) for s, n, _ in bad}
-    lines = ["| n | stage | GB/s | % of peak | time / CUB |",
-             "|---|---|--:|--:|--:|"]
-    for n, s in picks:
-        d = data[s][n]
-        ratio = "1.00" if s == "cub" else (
-            f"{d['ratio']:.2f}" if d["ratio"] is not None else "–")
-        note = " (**wrong sum**)" if (s, n) in wrong else ""
-        lines.append(f"| 2^{n.bit_length() - 1} ({size(4 * n)}) | {s}{note} "
-                     f"| {num(d['gbps'])} | {num(d['pct'])} | {ratio} |")
+    lines = ["| n | stage | GB/s | % of peak | time / CUB |", "|---|---|--:|--:|--:|"]
+    for n in sorted({n for n, _ in picks}):
+        for s in (s for s in order(data) if (n, s) in picks or s in REFS and n in data[s]):
+            d = data[s][n]
+            ratio = "1.00" if s == "cub" else "–" if d["ratio"] is None else f"{d['ratio']:.2f}"
+            note = " (**wrong sum**)" if (s, n) in wrong else ""
+            lines.append(f"| 2^{n.bit_length() - 1} ({size(4 * n)}) | {s}{note} "
+                         f"| {num(d['gbps'])} | {num(d['pct'])} | {ratio} |")
     return "\n".join(lines)
 
 
 def plot(gpu, peak, data, bad, out):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({"font.size": 15, "axes.titlesize": 17,
-                         "legend.fontsize": 13})
+    plt = pyplot()
+    plt.rcParams.update({"font.size": 15, "axes.titlesize": 17, "legend.fontsize": 13})
     fig, ax = plt.subplots(figsize=(12, 6.75), layout="constrained")
     colours = plt.get_cmap("tab10").colors
-    steps = [s for s in order(data) if s not in REFS]
-    for i, s in enumerate(steps):
+    for i, s in enumerate(order(data)):     # the steps first: i counts them
         ns = sorted(data[s])
-        ax.plot(ns, [data[s][n]["gbps"] for n in ns], marker=MARKERS[i % 10],
-                color=colours[i % 10], lw=2, ms=7, label=s)
-    if "cub" in data:
-        ns = sorted(data["cub"])
-        ax.plot(ns, [data["cub"][n]["gbps"] for n in ns], color="black",
-                lw=4, marker="o", ms=5, label=LABELS["cub"], zorder=3)
-    if "copy" in data:
-        ns = sorted(data["copy"])
-        ax.plot(ns, [data["copy"][n]["gbps"] for n in ns], color="0.45",
-                lw=2.5, ls="--", label=LABELS["copy"])
+        style = STYLES.get(s) or dict(marker=MARKERS[i % 10], color=colours[i % 10], lw=2, ms=7,
+                                      label=s)
+        ax.plot(ns, [data[s][n]["gbps"] for n in ns], **style)
     ax.axhline(peak, color="firebrick", lw=2, ls=":")
     all_n = sorted({n for s in data for n in data[s]})
     ax.text(all_n[0], peak, f"theoretical peak {peak:.0f} GB/s",
             color="firebrick", va="bottom", ha="left")
     if bad:
-        ax.plot([n for _, n, _ in bad], [g for _, _, g in bad], ls="none",
-                marker="X", ms=16, color="red", mec="white", zorder=5,
-                label="wrong sum")
+        ax.plot([n for _, n, _ in bad], [g for _, _, g in bad], ls="none", marker="X", ms=16,
+                color="red", mec="white", zorder=5, label="wrong sum")
 
     ax.set_xscale("log", base=2)
     lo, hi = all_n[0].bit_length() - 1, all_n[-1].bit_length() - 1
@@ -161,19 +137,17 @@ def main():
                     help="output PNG (default: bandwidth.png beside the CSV)")
     ap.add_argument("--table", action="store_true",
                     help="also print a Markdown summary table to stdout")
-    ap.add_argument("--table-only", action="store_true",
-                    help="print the table and do not draw")
+    ap.add_argument("--table-only", action="store_true", help="print the table and do not draw")
     args = ap.parse_args()
 
     gpu, peak, data, bad = load(args.csv)
     for s, n, _ in bad:
-        print(f"WARNING: {s} n=2^{n.bit_length() - 1}: wrong sum (sum_ok=0)",
-              file=sys.stderr)
+        print(f"WARNING: {s} n=2^{n.bit_length() - 1}: wrong sum (sum_ok=0)", file=sys.stderr)
     if args.table or args.table_only:
         print(table(data, bad))
     if not args.table_only:
-        out = args.output or os.path.join(
-            os.path.dirname(os.path.abspath(args.csv)), "bandwidth.png")
+        out = args.output or os.path.join(os.path.dirname(os.path.abspath(args.csv)),
+                                          "bandwidth.png")
         plot(gpu, peak, data, bad, out)
 
 

@@ -2,32 +2,24 @@
 """Draw stage 9's all-reduce plot (bandwidth against message size) from its CSV.
 
 Usage: python3 bench/plot_allreduce.py CSV [-o PNG] [--table]
-
-  CSV      rows of `build/step09 --bench --csv CSV` (bench/allreduce.sh keeps one
-           run per number of GPUs):
-           gpu,gpus,type,bytes,time_ms,algbw_gbps,busbw_gbps,latency_ms,copy_gbps,wrong
-           time_ms: the average of R all-reduces launched back to back (nccl-tests'
-           time, no L2 flush), which algbw and busbw are computed from; latency_ms:
-           the median of R single calls, every L2 flushed before each (not plotted)
+  CSV      rows of `build/step09 --bench --csv CSV` (bench/allreduce.sh keeps one run per number
+           of GPUs); step09_multi_gpu/README.md says how time_ms and latency_ms are measured
   -o PNG   output image (default: allreduce.png next to the CSV)
-  --table  also print a Markdown table of busbw (algbw for one GPU) at 1 KiB,
-           1 MiB, 64 MiB and 1 GiB, for the README and the lesson
+  --table  also print a Markdown table of busbw (algbw for one GPU) at 1 KiB .. 1 GiB
 
-Left: bus bandwidth, busbw = algbw * 2 (G - 1) / G (NVIDIA's nccl-tests), the
-rate each GPU's link carries in a ring all-reduce; one line per G > 1. One GPU
-has no link (busbw 0), so the right panel shows algorithm bandwidth,
-algbw = bytes / time_ms, for every G. Both panels draw one GPU's device-to-device
-copy rate, measured in the same run, counting bytes read once (copy_gbps / 2):
-the rate at which one GPU's memory streams a vector. int32 and float32 are
-drawn both; their rates match where NCCL moves the same bytes.
-Needs only matplotlib; bench/python.sh finds one.
+Left: bus bandwidth busbw (nccl-tests' formula), the rate each GPU's link carries in a ring
+all-reduce, one line per G > 1; one GPU has no link (busbw 0), so the right panel shows algorithm
+bandwidth, algbw = bytes / time_ms, for every G. Both draw one GPU's device-to-device copy rate,
+measured in the same run, counting bytes read once (copy_gbps / 2): the rate at which one GPU's
+memory streams a vector. int32 and float32 are drawn both; their rates match where NCCL moves the
+same bytes. Needs only matplotlib; bench/python.sh finds one.
 """
 import argparse
 import os
 import sys
 from collections import defaultdict
 
-from plot import read_rows  # bench/plot.py: the CSV with its header checked
+from plot import pyplot, read_rows, size  # bench/plot.py: the CSV with its header checked
 
 HEADER = ("gpu,gpus,type,bytes,time_ms,algbw_gbps,busbw_gbps,latency_ms,copy_gbps,wrong"
           .split(","))
@@ -47,31 +39,16 @@ def load(path):
         series[(g, r["type"])].append(
             (int(r["bytes"]), float(r["algbw_gbps"]), float(r["busbw_gbps"])))
         copy[g] = float(r["copy_gbps"])
-    for v in series.values():
-        v.sort()
-    return rows[0]["gpu"], series, copy
-
-
-def size_label(b):
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if b >= 1 << shift:
-            return f"{b >> shift} {unit}"
-    return f"{b} B"
+    return rows[0]["gpu"], {k: sorted(v) for k, v in series.items()}, copy
 
 
 def table(gpu, series):
-    print(f"| GPUs, type ({gpu}) | " + " | ".join(size_label(b) for b in TABLE_BYTES) + " |")
+    print(f"| GPUs, type ({gpu}) | " + " | ".join(size(b) for b in TABLE_BYTES) + " |")
     print("|---|" + "--:|" * len(TABLE_BYTES))
     for (g, t), pts in sorted(series.items()):
-        at = {b: (alg, bus) for b, alg, bus in pts}
-        what = "busbw" if g > 1 else "algbw"
-        cells = []
-        for b in TABLE_BYTES:
-            if b in at:
-                cells.append(f"{at[b][1] if g > 1 else at[b][0]:.1f}")
-            else:
-                cells.append("–")
-        print(f"| {g}, {t}: {what} GB/s | " + " | ".join(cells) + " |")
+        at = {b: bus if g > 1 else alg for b, alg, bus in pts}
+        cells = [f"{at[b]:.1f}" if b in at else "–" for b in TABLE_BYTES]
+        print(f"| {g}, {t}: {'busbw' if g > 1 else 'algbw'} GB/s | " + " | ".join(cells) + " |")
 
 
 def main():
@@ -83,21 +60,17 @@ def main():
     gpu, series, copy = load(a.csv)
     if a.table:
         table(gpu, series)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True, sharey=True)
     styles = {"int32": "-", "float32": "--"}
-    markers = "os^vD"
     gs = sorted({g for g, _ in series})
     for (g, t), pts in sorted(series.items()):
-        x = [b for b, _, _ in pts]
-        m = markers[gs.index(g) % len(markers)]
-        right.plot(x, [alg for _, alg, _ in pts], styles.get(t, "-"), marker=m, ms=3,
-                   label=f"{g} GPU{'s' if g > 1 else ''}, {t}")
+        x, style = [b for b, _, _ in pts], dict(marker="os^vD"[gs.index(g) % 5], ms=3)
+        right.plot(x, [alg for _, alg, _ in pts], styles.get(t, "-"),
+                   label=f"{g} GPU{'s' if g > 1 else ''}, {t}", **style)
         if g > 1:
-            left.plot(x, [bus for _, _, bus in pts], styles.get(t, "-"), marker=m, ms=3,
-                      label=f"{g} GPUs, {t}")
+            left.plot(x, [bus for _, _, bus in pts], styles.get(t, "-"),
+                      label=f"{g} GPUs, {t}", **style)
     read_rate = max(copy.values()) / 2
     for ax in (left, right):
         ax.axhline(read_rate, color="grey", lw=1, ls=":",
@@ -106,15 +79,13 @@ def main():
         ax.set_yscale("log")
         ax.set_xlabel("bytes a GPU (message size)")
         ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
     left.set_ylabel("GB/s")
     left.set_title("bus bandwidth, busbw = algbw · 2(G-1)/G")
     right.set_title("algorithm bandwidth, algbw = bytes / time")
     if not any(g > 1 for g in gs):
         left.text(0.5, 0.5, "measured on one GPU only:\nno link, busbw = 0",
                   transform=left.transAxes, ha="center", va="center", color="grey")
-    for ax in (left, right):
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="lower right")
     fig.suptitle(f"ncclAllReduce (ring, NVLS off), {gpu}: build/step09 --bench")
     fig.tight_layout()
     png = a.png or os.path.join(os.path.dirname(a.csv) or ".", "allreduce.png")

@@ -1,15 +1,9 @@
 #!/usr/bin/env bash
-# run.sh BUILD STAGE... [NAME=PATH[:ARGS]...]: the hardware counters that explain each stage's time.
-# Runs Nsight Compute (ncu) once per program, on the first launch of reduce_kernel (the warm-up),
-# keeps metrics/<gpu name>/metrics.csv (one row per stage and counter) and metrics.md (one row per
-# stage), and prints the Markdown table. metrics/table.py chooses the counters and makes the tables.
-#   stepNN            BUILD/stepNN: n = 2048 and --block 1024 where its --stage-info says single_block=1,
-#                     n = 2^24 (METRICS_N) with the stage's default block for the others
-#   NAME=PATH[:ARGS]  any other program built on the harness, e.g. a variant kernel, with its
-#                     arguments (spaces or commas between them; --reps 1 is added):
-#                     step04_interleaved=build/variants/step04_interleaved:--n,2048,--block,1024
-# NCU=/path/to/ncu chooses the profiler; METRICS_OUT, the folder for <gpu name>/ (default: metrics/).
-# Each run's whole output goes to BUILD/metrics/NAME.log, its report to BUILD/metrics/NAME.ncu-rep.
+# run.sh BUILD STAGE... [NAME=PATH[:ARGS]...]: `make metrics`, the hardware counters that explain
+# each stage's time (metrics/README.md: the sizes, NAME=PATH:ARGS, NCU=, PYTHON=, METRICS_OUT=).
+# Profiles the first launch of reduce_kernel of each program with ncu, writes
+# <METRICS_OUT>/<gpu name>/metrics.csv and metrics.md (metrics/table.py makes both), prints the
+# table; each run's output and report stay in BUILD/metrics/NAME.log and NAME.ncu-rep.
 # Exit status: 0 ok; 1 a program failed (a wrong sum, an error) or ncu profiled nothing; 2 bad
 # usage; 3 no ncu, no CUDA device, or the GPU's counters restricted to admin users.
 set -uo pipefail
@@ -18,6 +12,10 @@ py=${PYTHON:-python3}
 die() { # die STATUS SENTENCE
     echo "metrics: $2" >&2
     exit "$1"
+}
+fail() { # fail SENTENCE: this program's rows are not written, nor metrics/
+    echo "metrics: $1" >&2
+    status=1
 }
 [ $# -ge 2 ] || die 2 "usage: metrics/run.sh BUILD STAGE... [NAME=PATH[:ARGS]...] (make metrics runs it)"
 build=$1
@@ -41,6 +39,7 @@ profile=("$ncu" --clock-control none -k regex:reduce_kernel -c 1 --metrics "$met
 
 rows=$(mktemp /tmp/reduction-metrics-XXXXXX.csv)
 trap 'rm -f "$rows"' EXIT
+echo "gpu,stage,n,block,metric,value,unit" >"$rows"
 status=0 gpu=""
 for spec in "$@"; do
     if [[ $spec == *=* ]]; then # NAME=PATH[:ARGS]
@@ -63,43 +62,33 @@ for spec in "$@"; do
     "${profile[@]}" -o "$logs/$name" -f "$prog" $args >"$log" 2>&1
     rc=$?
     grep -q ERR_NVGPUCTRPERM "$log" && die 3 "$no_permission"
-    if grep -q "no CUDA device" "$log"; then
+    grep -q "no CUDA device" "$log" &&
         die 3 "$(grep -m 1 -o 'no CUDA device[^;]*' "$log"): Nsight Compute needs an NVIDIA GPU."
-    fi
     line=$(grep -m 1 '^stage=' "$log")
     if [[ $line == *" result=MISMATCH"* ]]; then
-        echo "metrics: $name gave a wrong sum (exit status $rc): $line" >&2
-        status=1
-        continue
+        fail "$name gave a wrong sum (exit status $rc): $line"
     elif [ $rc -ne 0 ] || [[ $line != *" result=ok"* ]]; then # the program's own words, else ncu's
         why=$(grep -v '^==' "$log" | head -n 2 | tr '\n' ' ')
         why=${why:-$(grep -m 1 '^==ERROR==' "$log")}
-        echo "metrics: $name failed (exit status $rc): ${why:-no output} (see $log)" >&2
-        status=1
-        continue
+        fail "$name failed (exit status $rc): ${why:-no output} (see $log)"
+    elif [ ! -f "$logs/$name.ncu-rep" ]; then
+        fail "ncu profiled no kernel named reduce_kernel in $name (see $log)."
+    else
+        "$ncu" --import "$logs/$name.ncu-rep" --csv --page raw --print-units base \
+            --print-metric-instances details >"$logs/$name.csv" 2>>"$log"
+        stage=$(sed -n 's/^stage=\([^ ]*\).*/\1/p' <<<"$line")
+        [[ $spec == *=* ]] && stage=$name # a variant goes by the name it was given
+        n=$(sed -n 's/.* n=\([0-9]*\).*/\1/p' <<<"$line")
+        device=$(sed -n 's/.* device="\([^"]*\)".*/\1/p' <<<"$line")
+        gpu=${gpu:-$device}
+        "$py" "$here/table.py" rows "$stage" "$n" "$device" "$logs/$name.csv" >>"$rows" || status=1
     fi
-    if [ ! -f "$logs/$name.ncu-rep" ]; then
-        echo "metrics: ncu profiled no kernel named reduce_kernel in $name (see $log)." >&2
-        status=1
-        continue
-    fi
-    "$ncu" --import "$logs/$name.ncu-rep" --csv --page raw --print-units base \
-        --print-metric-instances details >"$logs/$name.csv" 2>>"$log"
-    stage=$(sed -n 's/^stage=\([^ ]*\).*/\1/p' <<<"$line")
-    n=$(sed -n 's/.* n=\([0-9]*\).*/\1/p' <<<"$line")
-    device=$(sed -n 's/.* device="\([^"]*\)".*/\1/p' <<<"$line")
-    [[ $spec == *=* ]] && stage=$name # a variant goes by the name it was given
-    gpu=${gpu:-$device}
-    "$py" "$here/table.py" rows "$stage" "$n" "$device" "$logs/$name.csv" >>"$rows" || status=1
 done
 [ $status -eq 0 ] || die 1 "not writing metrics/: a program above failed."
 
 dir="${METRICS_OUT:-$here}/$(printf '%s' "$gpu" | tr -c 'A-Za-z0-9._-' '_')"
 mkdir -p "$dir"
-{
-    echo "gpu,stage,n,block,metric,value,unit"
-    cat "$rows"
-} >"$dir/metrics.csv"
+cat "$rows" >"$dir/metrics.csv"
 command="ncu --clock-control none -k regex:reduce_kernel -c 1 --metrics <metric column of metrics.csv> $build/stepNN --n N [--block 1024] --reps 1"
 "$py" "$here/table.py" markdown "$dir/metrics.csv" "${version:-(unknown version)}" "$command" >"$dir/metrics.md"
 echo "wrote $dir/metrics.csv and $dir/metrics.md"

@@ -18,42 +18,37 @@ import contextlib
 import csv
 import io
 import os
+import re
 import sys
 
 # One entry per counter, in the order of the lessons: (column label, unit shown, scale, decimals,
 # names). names: ncu's name for it, newest first; an older ncu may know only a later one. NAME[OP]
-# is the instance OP of an instanced metric. Nsight Compute 2025.3.1 on an NVIDIA H200 (GH100) lists
-# every name (sass__ among its source metrics, launch__ among its launch attributes) and measured
-# the first of each there (metrics/NVIDIA_H200/); metrics/README.md says what each counter means.
+# is the instance OP of an instanced metric. metrics/README.md says what each counter means, which
+# lesson it explains and on which ncu and GPU every name was checked.
 COUNTERS = [
     ("time", "µs", 1e-3, 2, ["gpu__time_duration.sum"]),
     ("grid", "blocks", 1, 0, ["launch__grid_size"]),
     ("block", "threads", 1, 0, ["launch__block_size"]),
     ("warp inst", "", 1, 0, ["smsp__inst_executed.sum"]),
-    # divergence, 2 -> 3
     ("active threads / inst", "of 32", 1, 2,
      ["smsp__average_thread_inst_executed_per_inst_executed.ratio",
       "smsp__thread_inst_executed_per_inst_executed.ratio"]),
     ("predicated-on threads / inst", "of 32", 1, 2,
      ["smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio",
       "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"]),
-    # coalescing, 2 -> 3 -> 4; global writes, 3 -> 4
     ("global ld requests", "", 1, 0, ["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]),
     ("global ld sectors", "32 B", 1, 0, ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]),
     ("global st sectors", "32 B", 1, 0, ["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]),
-    # DRAM, 1 and 5 -> 7
     ("DRAM read", "MB", 1e-6, 2, ["dram__bytes_read.sum"]),
     ("DRAM write", "MB", 1e-6, 2, ["dram__bytes_write.sum"]),
     ("DRAM", "% of peak", 1, 1, ["dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
-    # shared memory and its bank conflicts, 4 -> 7
     ("shared ld inst", "", 1, 0, ["smsp__inst_executed_op_shared_ld.sum"]),
     ("shared st inst", "", 1, 0, ["smsp__inst_executed_op_shared_st.sum"]),
     ("bank conflicts ld", "", 1, 0, ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]),
     ("bank conflicts st", "", 1, 0, ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]),
-    # barriers, 5 -> 6 -> 7: no hardware counter counts them, ncu's instrumented count per opcode does
+    # barriers: no hardware counter counts them, ncu's instrumented count per opcode does
     ("barriers (BAR inst)", "", 1, 0, ["sass__inst_executed_per_opcode[BAR]"]),
     ("barrier wait", "warp-cycles", 1, 0, ["smsp__warps_issue_stalled_barrier.sum"]),
-    # atomics, 1 -> 5 -> 6; REDUX: the compiler summed a warp's atomicAdd operands first
     ("RED inst", "", 1, 0, ["smsp__inst_executed_op_global_red.sum"]),
     ("REDUX inst", "", 1, 0, ["sass__inst_executed_per_opcode[REDUX]"]),
     ("RED requests L1", "", 1, 0, ["l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"]),
@@ -69,18 +64,11 @@ def warn(message):
 
 
 def listed_metrics(query_text):
-    """The base names in `ncu --query-metrics` output (its first column), or None when the text
-    holds no such table (no GPU, no permission, another error)."""
-    lines = query_text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith("Metric Name")), None)
-    if start is None:
-        return None
-    names = set()
-    for line in lines[start + 1:]:
-        word = line.split(None, 1)[0] if line.strip() else ""
-        if word and not word.startswith("-"):
-            names.add(word)
-    return names
+    """The base names in `ncu --query-metrics` output (the first column of its table, not the
+    dashed rules), or None when the text holds no such table (no GPU, no permission, an error)."""
+    head = re.search(r"^Metric Name.*", query_text, re.M)
+    return None if head is None else set(
+        re.findall(r"^\s*([^-\s]\S*)", query_text[head.end():], re.M))
 
 
 def metric(name):
@@ -123,14 +111,10 @@ def value_of(report, name):
     text, unit = report.get(metric(name), ("", ""))
     if "[" not in name:
         return number(text), unit
-    op = name[name.index("[") + 1:-1]
     if number(text) is None or "(" not in text:
         return None, unit
-    for item in text[text.index("(") + 1:].rstrip(")").split(";"):
-        key, _, count = item.partition(":")
-        if key.strip() == op:
-            return number(count), unit or "inst"
-    return 0.0, unit or "inst"
+    count = re.search(r"[(;] *%s: *([^;)]*)" % re.escape(name[name.index("[") + 1:-1]), text)
+    return (number(count[1]) if count else 0.0), unit or "inst"
 
 
 def parse_reports(text):
@@ -138,23 +122,19 @@ def parse_reports(text):
     in launch order. --page raw: a row of metric names, a row of units, then a row per kernel.
     --page details: one row per kernel and metric with "Metric Name", "Metric Unit" and
     "Metric Value" (and "ID", the kernel's)."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID",')), None)
+    start = re.search(r'^"ID",', text, re.M)
     if start is None:
         return []
-    rows = list(csv.reader(lines[start:]))
-    header = rows[0]
+    header, *rows = csv.reader(io.StringIO(text[start.start():]))
     if "Metric Name" in header:  # details page
         name, unit, value = (header.index(k) for k in ("Metric Name", "Metric Unit", "Metric Value"))
         kernels = {}
-        for r in rows[1:]:
+        for r in rows:
             if len(r) == len(header):
                 kernels.setdefault(r[0], {})[r[name]] = (r[value], r[unit])
         return list(kernels.values())
-    if len(rows) < 3:
-        return []
-    return [{n: (r[i], rows[1][i]) for i, n in enumerate(header)}
-            for r in rows[2:] if len(r) == len(header)]
+    return [{n: (r[i], rows[0][i]) for i, n in enumerate(header)}
+            for r in rows[1:] if len(r) == len(header)]
 
 
 def parse_report(text):
@@ -188,30 +168,24 @@ def fmt(value, scale, decimals):
 
 
 def markdown(metrics_csv_text, ncu_version, command):
+    """metrics.md: a line saying what was measured how, then a row per stage, in metrics.csv's
+    order, with each counter's value (any of its names) scaled to the unit shown."""
     rows = list(csv.DictReader(io.StringIO(metrics_csv_text)))
-    stages, values, gpus, n_of = [], {}, [], {}
-    for r in rows:
-        if r["stage"] not in stages:
-            stages.append(r["stage"])
-        if r["gpu"] not in gpus:
-            gpus.append(r["gpu"])
-        n_of[r["stage"]] = r["n"]
-        values[r["stage"], r["metric"]] = number(r["value"])
+    n_of = {r["stage"]: r["n"] for r in rows}  # the stages in order
+    values = {(r["stage"], r["metric"]): number(r["value"]) for r in rows}
     sizes = {}
-    for s in stages:
-        sizes.setdefault(n_of[s], []).append(s)
+    for s, n in n_of.items():
+        sizes.setdefault(n, []).append(s)
     used = "; ".join("n = {:,} for {}".format(int(n), ", ".join(s)) if n.isdigit() else
                      "n = ? for " + ", ".join(s) for n, s in sizes.items())
-    out = ["%s, Nsight Compute %s, first launch of reduce_kernel; %s. Command: `%s`" %
-           (" / ".join(gpus), ncu_version, used, command), ""]
     labels = ["stage", "n"] + [c[0] + (" (%s)" % c[1] if c[1] else "") for c in COUNTERS]
-    out.append("| " + " | ".join(labels) + " |")
-    out.append("|---" + "|--:" * (len(COUNTERS) + 1) + "|")
-    for s in stages:
-        cells = [s, fmt(number(n_of[s]), 1, 0)]
-        for _, _, scale, decimals, names in COUNTERS:
-            value = next((values[s, n] for n in names if (s, n) in values), None)
-            cells.append(fmt(value, scale, decimals))
+    out = ["%s, Nsight Compute %s, first launch of reduce_kernel; %s. Command: `%s`" %
+           (" / ".join(dict.fromkeys(r["gpu"] for r in rows)), ncu_version, used, command), "",
+           "| " + " | ".join(labels) + " |", "|---" + "|--:" * (len(COUNTERS) + 1) + "|"]
+    for s, n in n_of.items():
+        cells = [s, fmt(number(n), 1, 0)] + [
+            fmt(next((values[s, m] for m in names if (s, m) in values), None), scale, decimals)
+            for _, _, scale, decimals, names in COUNTERS]
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
@@ -223,58 +197,45 @@ def selftest():
     def read(name):
         with open(os.path.join(TESTDATA, name), encoding="utf-8") as f:
             return f.read()
-    failures = []
 
-    def check(what, got, want):
-        if got != want:
-            failures.append("%s: got %r, want %r" % (what, got, want))
+    def rows(stage, n, page):  # rows of metrics.csv
+        return stage_rows(stage, n, "NVIDIA H200", read(page))
 
     query = read("query_excerpt.txt")
-    check("listed", "smsp__inst_executed" in listed_metrics(query), True)
-    check("no table", listed_metrics("==ERROR== ERR_NVGPUCTRPERM - The user does not ..."), None)
     names = choose_names(query)
-    check("names", len(names), len(COUNTERS) - 1)  # two counters share the per-opcode metric
-    check("kept unlisted", ("launch__grid_size" in names, "sass__inst_executed_per_opcode" in names),
-          (True, True))
-    check("newest name", "smsp__average_thread_inst_executed_per_inst_executed.ratio" in names, True)
-    old = query.replace("smsp__average_thread_inst_executed_per_inst_executed ", "x ")
-    check("older name", "smsp__thread_inst_executed_per_inst_executed.ratio" in choose_names(old),
-          True)
+    old = choose_names(query.replace("smsp__average_thread_inst_executed_per_inst_executed ", "x "))
     with contextlib.redirect_stderr(io.StringIO()) as said:
         fewer = choose_names(query.replace("dram__bytes_read", "x"))
-    check("none listed", ("dram__bytes_read.sum" in fewer, "left out" in said.getvalue()),
-          (False, True))
-
-    step04 = stage_rows("step04_smem", "2048", "NVIDIA H200", read("step04_raw.csv"))
-    raw = {r[4]: r[5] for r in step04}
-    check("global load sectors", raw.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), "256")
-    check("global store sectors", raw.get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), "1")
-    check("time", raw.get("gpu__time_duration.sum"), "3232")
-    check("barriers", raw.get("sass__inst_executed_per_opcode[BAR]"), "320")
-    check("an opcode not executed", raw.get("sass__inst_executed_per_opcode[REDUX]"), "0")
-    check("block", step04[0][3], "1024")
-    check("unit", {r[4]: r[6] for r in step04}.get("dram__bytes_read.sum"), "byte")
-    details = stage_rows("step04_smem", "2048", "NVIDIA H200", read("step04_details.csv"))
-    check("details page", {r[4]: r[5] for r in details}, raw)
-    step01 = {r[4]: r[5] for r in
-              stage_rows("step01_atomic_naive", "16777216", "NVIDIA H200", read("step01_raw.csv"))}
-    check("RED", step01.get("smsp__inst_executed_op_global_red.sum"), "524288")
-    check("REDUX", step01.get("sass__inst_executed_per_opcode[REDUX]"), "524288")
-    check("no result", parse_report('"ID","Kernel Name"\n"",""\n'), {})
-    check("number", (number("2,047"), number("32,768 (0: 32,768)"), number("n/a")),
-          (2047.0, 32768.0, None))
-
-    text = io.StringIO()
-    csv.writer(text, lineterminator="\n").writerows(
-        [["gpu", "stage", "n", "block", "metric", "value", "unit"]] +
-        [["NVIDIA H200", "step01_atomic_naive", "16777216", "256", k, v, ""] for k, v in step01.items()] +
-        [r for r in step04])
-    table = markdown(text.getvalue(), "2025.3.1.0", "ncu ...").splitlines()
-    check("header line", table[0].startswith(
-        "NVIDIA H200, Nsight Compute 2025.3.1.0, first launch of reduce_kernel; "
-        "n = 16,777,216 for step01_atomic_naive; n = 2,048 for step04_smem."), True)
-    row = next(line for line in table if line.startswith("| step04_smem |"))
-    check("markdown row", row.split(" | ")[1:5], ["2,048", "3.23", "1", "1,024"])
+    step04, step01 = (rows("step04_smem", "2048", "step04_raw.csv"),
+                      rows("step01_atomic_naive", "16777216", "step01_raw.csv"))
+    raw, red = {r[4]: r[5] for r in step04}, {r[4]: r[5] for r in step01}
+    checks = [  # (what, got, want)
+        ("listed", "smsp__inst_executed" in listed_metrics(query), True),
+        ("no table", listed_metrics("==ERROR== ERR_NVGPUCTRPERM - The user does not ..."), None),
+        ("names", len(names), len(COUNTERS) - 1),  # two counters share the per-opcode metric
+        ("kept unlisted", ("launch__grid_size" in names, "sass__inst_executed_per_opcode" in names),
+         (True, True)),
+        ("newest name", "smsp__average_thread_inst_executed_per_inst_executed.ratio" in names,
+         True),
+        ("older name", "smsp__thread_inst_executed_per_inst_executed.ratio" in old, True),
+        ("none listed", ("dram__bytes_read.sum" in fewer, "left out" in said.getvalue()),
+         (False, True)),
+        ("global load sectors", raw.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), "256"),
+        ("global store sectors", raw.get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), "1"),
+        ("time", raw.get("gpu__time_duration.sum"), "3232"),
+        ("barriers", raw.get("sass__inst_executed_per_opcode[BAR]"), "320"),
+        ("an opcode not executed", raw.get("sass__inst_executed_per_opcode[REDUX]"), "0"),
+        ("block", step04[0][3], "1024"),
+        ("unit", {r[4]: r[6] for r in step04}.get("dram__bytes_read.sum"), "byte"),
+        ("details page", {r[4]: r[5] for r in rows("step04_smem", "2048", "step04_details.csv")},
+         raw),
+        ("RED", red.get("smsp__inst_executed_op_global_red.sum"), "524288"),
+        ("REDUX", red.get("sass__inst_executed_per_opcode[REDUX]"), "524288"),
+        ("no result", parse_report('"ID","Kernel Name"\n"",""\n'), {}),
+        ("number", (number("2,047"), number("32,768 (0: 32,768)"), number("n/a")),
+         (2047.0, 32768.0, None)),
+    ]
+    failures = ["%s: got %r, want %r" % c for c in checks if c[1] != c[2]]
     for f in failures:
         print("selftest: " + f, file=sys.stderr)
     print("metrics selftest (table.py): %s" % ("ok" if not failures else "%d failed" % len(failures)))
