@@ -3,17 +3,14 @@
 
 A right sum proves a kernel correct, not that its author did the stage's lesson: stage NN-1's
 code sums right too (and an untouched handout file is exactly that). Each lesson changes something
-Nsight Compute counts, the counters its README and metrics/README.md cite. make grade (tests/grade.py)
-profiles one reduce() call of three programs in the same run, every kernel that call launches
-(`ncu --profile-from-start off`: the harness brackets its first run with cudaProfilerStart/Stop):
-the graded kernel, the repository's stage NN and its stage NN-1, at the same n (2^24 with the
-stage's default block; n = 2048 and 1024 threads for the single-block stages 02-04, and for stage
-04 as stage 05's predecessor, which takes no more). Step00 runs no kernel: its counters are 0.
-
-The rule, one for every stage: each counter of stage NN's lesson must lie on stage NN's side of
-the midpoint between stage NN-1's value and stage NN's. A counter on which the two stages agree
-decides nothing and is left out (none is, today). Stage 8 is also graded in float32 by its exact
-replay (tests/test_deterministic.c), which grade.py runs: its lesson is an order.
+Nsight Compute counts, the counters its README and metrics/README.md cite. make grade
+(tests/grade.py) profiles one reduce() call, every kernel it launches (`ncu --profile-from-start
+off`: the harness brackets its first run with cudaProfilerStart/Stop), of the graded file and of
+the repository's stages NN and NN-1, at the same n (README.md's "Graders" says which). The rule,
+one for every stage: each counter of stage NN's lesson must lie on stage NN's side of the
+midpoint between stage NN-1's value and stage NN's; a counter on which the two agree decides
+nothing (none does, today). Stage 8 is also graded by its float32 exact replay, in grade.py:
+its lesson is an order.
 
     lessons.py metrics                 the --metrics list for ncu
     lessons.py counters N REPORT.csv   the counters of `ncu --import R --csv --page raw
@@ -47,48 +44,43 @@ METRIC = {
 }
 
 
-def ratio(a, b):
+# Each stage's lesson, as what it changes: (stage, what is counted, numerator, denominator or None
+# for the numerator alone), both counters of `counters`: n is the elements summed, threads and
+# warps those launched, ld_bytes 32 per load sector, all kernels together.
+LESSONS = [
+    # 01 data parallelism: a thread per element, each adding it with an atomic
+    ("step01", "atomicAdd instructions (RED) per element", "red", "n"),
+    ("step01", "threads per element", "threads", "n"),
+    # 02 a tree in one block, in place, with a barrier each round: no atomics
+    ("step02", "atomicAdd instructions (RED) per element", "red", "n"),
+    ("step02", "global store sectors per element", "st_sectors", "n"),
+    ("step02", "barriers (BAR) per warp", "bar", "warps"),
+    # 03 strided addressing: the active threads packed into whole warps, coalesced
+    ("step03", "active threads per warp instruction", "thread_inst", "inst"),
+    ("step03", "global load sectors per element", "ld_sectors", "n"),
+    # 04 the tree in shared memory: the input is read once and never written
+    ("step04", "shared-memory load instructions per element", "shared_ld", "n"),
+    ("step04", "global store sectors per element", "st_sectors", "n"),
+    # 05 a segment per block, one atomicAdd per block: any n
+    ("step05", "elements per block", "n", "grid"),
+    ("step05", "atomicAdd instructions (RED) per block", "red", "grid"),
+    # 06 a grid that fills the GPU once, several elements a thread
+    ("step06", "waves of blocks per multiprocessor", "waves", None),
+    ("step06", "elements per thread", "n", "threads"),
+    # 07 warp shuffles instead of the shared-memory tree, 16-byte loads
+    ("step07", "bytes per global load instruction", "ld_bytes", "ld_requests"),
+    ("step07", "shared-memory load instructions per block", "shared_ld", "grid"),
+    ("step07", "warp shuffles (SHFL) per warp", "shfl", "warps"),
+    # 08 a slot per block summed in a fixed order: no atomicAdd of partial sums
+    ("step08", "atomicAdd instructions (RED) per block", "red", "grid"),
+]
+
+
+def value(c, numerator, denominator):
+    """c[numerator] / c[denominator] (c[numerator] where denominator is None); None where either
+    is unknown or the denominator is 0."""
+    a, b = c[numerator], 1 if denominator is None else c[denominator]
     return None if a is None or b is None or b == 0 else a / b
-
-
-# Stage NN: its lesson's counters, (what it is, how it is computed from the counters `c`).
-# n is the elements summed, threads and warps those launched, all kernels together.
-LESSONS = {
-    "step01": [  # data parallelism: a thread per element, each adding it with an atomic
-        ("atomicAdd instructions (RED) per element", lambda c: ratio(c["red"], c["n"])),
-        ("threads per element", lambda c: ratio(c["threads"], c["n"])),
-    ],
-    "step02": [  # a tree in one block, in place, with a barrier each round: no atomics
-        ("atomicAdd instructions (RED) per element", lambda c: ratio(c["red"], c["n"])),
-        ("global store sectors per element", lambda c: ratio(c["st_sectors"], c["n"])),
-        ("barriers (BAR) per warp", lambda c: ratio(c["bar"], c["warps"])),
-    ],
-    "step03": [  # strided addressing: the active threads packed into whole warps, coalesced
-        ("active threads per warp instruction", lambda c: ratio(c["thread_inst"], c["inst"])),
-        ("global load sectors per element", lambda c: ratio(c["ld_sectors"], c["n"])),
-    ],
-    "step04": [  # the tree in shared memory: the input is read once and never written
-        ("shared-memory load instructions per element", lambda c: ratio(c["shared_ld"], c["n"])),
-        ("global store sectors per element", lambda c: ratio(c["st_sectors"], c["n"])),
-    ],
-    "step05": [  # a segment per block, one atomicAdd per block: any n
-        ("elements per block", lambda c: ratio(c["n"], c["grid"])),
-        ("atomicAdd instructions (RED) per block", lambda c: ratio(c["red"], c["grid"])),
-    ],
-    "step06": [  # a grid that fills the GPU once, several elements a thread
-        ("waves of blocks per multiprocessor", lambda c: c["waves"]),
-        ("elements per thread", lambda c: ratio(c["n"], c["threads"])),
-    ],
-    "step07": [  # warp shuffles instead of the shared-memory tree, 16-byte loads
-        ("bytes per global load instruction",
-         lambda c: ratio(c["ld_sectors"] and 32 * c["ld_sectors"], c["ld_requests"])),
-        ("shared-memory load instructions per block", lambda c: ratio(c["shared_ld"], c["grid"])),
-        ("warp shuffles (SHFL) per warp", lambda c: ratio(c["shfl"], c["warps"])),
-    ],
-    "step08": [  # a slot per block summed in a fixed order: no atomicAdd of partial sums
-        ("atomicAdd instructions (RED) per block", lambda c: ratio(c["red"], c["grid"])),
-    ],
-}
 
 
 def metrics():
@@ -109,6 +101,7 @@ def counters(n, reports):
         block = table.value_of(r, "launch__block_size")[0] or 0
         c["threads"] += grid * block
         c["warps"] += grid * math.ceil(block / 32)
+    c["ld_bytes"] = c["ld_sectors"] and 32 * c["ld_sectors"]
     return c
 
 
@@ -116,8 +109,8 @@ def judge(stage, graded, previous, this):
     """Stage `stage`'s lesson on the graded kernel's counters, against the repository's stage NN-1
     (`previous`) and NN (`this`). Returns (passed, [one line per counter])."""
     lines, decided, passed = [], 0, True
-    for label, f in LESSONS[stage]:
-        g, p, t = f(graded), f(previous), f(this)
+    for _, label, *ratio in (row for row in LESSONS if row[0] == stage):
+        g, p, t = (value(c, *ratio) for c in (graded, previous, this))
         if g is None or p is None or t is None:
             lines.append("%s: not measured (Nsight Compute gave no value)" % label)
             passed = False
@@ -164,7 +157,8 @@ def selftest():
         d = {k: 0.0 for k in METRIC}
         d.update(n=2048.0, threads=2048.0, warps=64.0, kernels=1, stage=stage, **kw)
         return d
-    prev, this = fake("step03", shared_ld=0.0, st_sectors=259.0), fake("step04", shared_ld=641.0, st_sectors=1.0)
+    prev = fake("step03", shared_ld=0.0, st_sectors=259.0)
+    this = fake("step04", shared_ld=641.0, st_sectors=1.0)
     check("own stage passes", judge("step04", this, prev, this)[0], True)
     check("previous stage fails", judge("step04", prev, prev, this)[0], False)
     half = fake("x", shared_ld=641.0, st_sectors=259.0)  # shared memory, but still writes back
