@@ -9,7 +9,9 @@
  *
  * Only the one dtype of this build is accepted ('<i4' for int32, '<f4' with -DREDUCE_FLOAT): the
  * reader never converts, so a file's bytes are exactly what the kernels sum. Sizes are 64-bit
- * throughout, so arrays of more than 2^31 elements (more than 4 GiB) work.
+ * throughout, so arrays of more than 2^31 elements (more than 4 GiB) work. Each function returns 0,
+ * or -1 and writes into err one sentence: the path, what is wrong and what is expected
+ * (NUL-terminated, cut to err_len bytes; err may be NULL if err_len is 0).
  */
 #ifndef NPY_H
 #define NPY_H
@@ -22,36 +24,27 @@
 extern "C" {
 #endif
 
-/* npy_read: loads the 1-D array in the .npy file at path.
+/* npy_read: loads the 1-D array in the .npy file at path: versions 1.0, 2.0 and 3.0 as numpy.save
+ * writes them, dtype '<i4' ('<f4' with -DREDUCE_FLOAT), fortran_order False, shape (n,) with
+ * n >= 0, header keys in any order. *n is a count of elements; *data points to n * sizeof(elem_t)
+ * bytes from malloc, which the caller free()s, or is NULL when *n == 0.
  *
- * Accepts format versions 1.0, 2.0 and 3.0 as numpy.save writes them: dtype '<i4' ('<f4' in a
- * -DREDUCE_FLOAT build), fortran_order False, shape (n,) with n >= 0, header keys in any order.
- *
- * On success returns 0; *data points to n elements (n * sizeof(elem_t) bytes) allocated with
- * malloc, which the caller free()s; *data is NULL when *n == 0. *n is a count of elements.
- *
- * On any problem (file missing or unreadable, not a .npy file, unsupported version, malformed or
- * oversized header (more than 64 KiB), another dtype, Fortran order, a shape that is not 1-D, data
- * shorter or longer than the shape says, a read error, out of memory) returns -1, sets *data to
- * NULL and *n to 0, allocates nothing, and writes one sentence saying what is wrong and what is
- * expected into err (a NUL-terminated string cut to err_len bytes; err may be NULL if err_len is
- * 0).
- */
+ * Fails (*data NULL, *n 0, nothing allocated) on a file missing or unreadable, not a .npy file, an
+ * unsupported version, a malformed or oversized header (more than 64 KiB), another dtype, Fortran
+ * order, a shape that is not 1-D, data shorter or longer than the shape says, a read error, or
+ * out of memory. */
 int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_len);
 
 /* npy_shape: the same checks as npy_read (the header, and that the file holds exactly the data the
- * shape says), without reading or allocating the data: *n elements. Returns 0, or -1 with one
- * sentence in err. Cheap for any size: a program learns n before it reads gigabytes. */
+ * shape says), without reading or allocating the data: *n elements. Cheap for any size: a program
+ * learns n before it reads gigabytes. */
 int npy_shape(const char *path, size_t *n, char *err, size_t err_len);
 
 /* npy_write: writes data[0..n) (n elements; data may be NULL when n == 0) to path as a version-1.0
  * .npy file, byte for byte what numpy.save writes for the same 1-D array: dtype '<i4' ('<f4' with
  * -DREDUCE_FLOAT), header padded with spaces and ended with '\n' so the data starts at a multiple
- * of 64 bytes. An existing file is replaced.
- *
- * Returns 0, or -1 with one sentence in err (as for npy_read) when the file cannot be created or a
- * write fails (disk full, I/O error); a partly written file is then removed.
- */
+ * of 64 bytes. An existing file is replaced. Fails when the file cannot be created or a write
+ * fails (disk full, I/O error); a partly written file is then removed. */
 int npy_write(const char *path, const elem_t *data, size_t n, char *err, size_t err_len);
 
 #ifdef __cplusplus
