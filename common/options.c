@@ -2,23 +2,21 @@
 #define _GNU_SOURCE
 #include "harness.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 int parse_unsigned(const char *text, uint64_t max, uint64_t *value)
 {
-    if (text == NULL || *text == '\0')
+    /* Digits only: strtoull alone would take leading spaces and a sign, and wrap "-1". */
+    if (text == NULL || *text == '\0' || text[strspn(text, "0123456789")] != '\0')
         return -1;
-    uint64_t v = 0;
-    for (const char *c = text; *c; ++c) {
-        if (*c < '0' || *c > '9')
-            return -1; /* a sign, a space, a suffix or trailing garbage */
-        unsigned digit = (unsigned)(*c - '0');
-        if (digit > max || v > (max - digit) / 10)
-            return -1; /* would pass max (or wrap) */
-        v = v * 10 + digit;
-    }
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    if (errno == ERANGE || v > max)
+        return -1;
     *value = v;
     return 0;
 }
@@ -97,23 +95,18 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
         {"stage-info", no_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
-    opt->seed = 1;
-    opt->reps = DEFAULT_REPS;
-    opt->block = default_block(stage);
-    opt->input_path = NULL;
+    *opt = (struct options){.seed = 1, .reps = DEFAULT_REPS, .block = default_block(stage)};
     int n_given = 0;
     uint64_t v;
 
     optind = 0; /* GNU getopt: 0 re-initialises, so tests can parse several command lines */
     opterr = 0; /* we print our own one-sentence errors */
-    for (;;) {
-        int c = getopt_long(argc, argv, "+:h", longopts, NULL);
-        if (c == -1)
-            break;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (parse_unsigned(optarg, SIZE_MAX / sizeof(elem_t), &v) != 0) {
-                if (*optarg && strspn(optarg, "0123456789") == strlen(optarg)) /* digits only */
+                if (*optarg && optarg[strspn(optarg, "0123456789")] == '\0') /* digits only */
                     return fail(err, err_len,
                                 "--n %s is too large: this machine addresses at most %zu "
                                 "elements.",
@@ -161,10 +154,9 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
         case ':':
             return fail(err, err_len, "%s needs a value; see --help.", argv[optind - 1]);
         default:
-            if (optopt == 'h') /* only --help=VALUE gets here: -h is --help */
-                return fail(err, err_len, "--help takes no value; see --help.");
-            if (optopt == 'I')
-                return fail(err, err_len, "--stage-info takes no value; see --help.");
+            if (optopt == 'h' || optopt == 'I') /* --help=VALUE or --stage-info=VALUE (or -I) */
+                return fail(err, err_len, "--%s takes no value; see --help.",
+                            optopt == 'h' ? "help" : "stage-info");
             if (optopt > 0) /* a short option such as -x: getopt names it in optopt */
                 return fail(err, err_len, "unknown option '-%c'; see --help.", optopt);
             return fail(err, err_len, "unknown option '%s'; see --help.", argv[optind - 1]);

@@ -1,16 +1,10 @@
 /* tolerance.c: the float32 build's reference sum and how far a float sum may lie from it (CPU
- * only). Why float sums differ at all, and the measured numbers: common/FLOAT.md. The depth d of
- * each stage's order is measured by running the stage itself (measure_depth, depth.cu).
- *
- * Higham's bound for summation in any order (Accuracy and Stability of Numerical Algorithms,
- * 2nd ed., 2002, section 4.2): each addition rounds, fl(a + b) = (a + b)(1 + delta) with
- * |delta| <= u, so an element that passes through k rounded additions reaches the sum multiplied
- * by k factors (1 + delta), which differ from 1 by at most gamma_k = k*u / (1 - k*u). With d the
- * largest k over all elements (the depth of the order of additions),
- *
- *     |s - exact| <= gamma_d * sum |x_i|.
- *
- * An addition of the identity 0 is exact, so the zeros a stage pads with never count.
+ * only): Higham's |s - exact| <= gamma_d * sum |x_i| (harness.h; the story: common/FLOAT.md).
+ * Why gamma_d (Accuracy and Stability of Numerical Algorithms, 2nd ed., 2002, section 4.2): each
+ * addition rounds, fl(a + b) = (a + b)(1 + delta) with |delta| <= u, so an element that passes
+ * through k rounded additions reaches the sum multiplied by k factors (1 + delta), which differ
+ * from 1 by at most gamma_k = k*u / (1 - k*u); d is the largest k, measured by running the stage
+ * (measure_depth, depth.cu). Adding the identity 0 is exact: the zeros of padding never count.
  */
 #include "harness.h"
 

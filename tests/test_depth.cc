@@ -17,25 +17,12 @@
 
 static const depth IDENT = depth(0), ELEMENT = depth(1);
 
-/* A partial sum of depth d, as a tree of its own would leave it. */
-static depth of_depth(unsigned int d)
+/* A partial sum of depth d, as a tree of its own would leave it; d = -1: the identity. */
+static depth of_depth(int d)
 {
-    depth x = ELEMENT;
-    x.e += d;
+    depth x = d < 0 ? IDENT : ELEMENT;
+    x.e += d > 0 ? d : 0;
     return x;
-}
-
-/* What atomicAdd leaves in an accumulator that starts as the identity: the deepest e, and the
- * number of partial sums that held elements (depth.h, atomicAdd). */
-static depth accumulate(const std::vector<depth> &partials)
-{
-    depth acc = IDENT;
-    for (depth x : partials)
-        if (x.e != 0) {
-            acc.e = std::max(acc.e, x.e);
-            acc.atomics += 1;
-        }
-    return acc;
 }
 
 Test(depth, is_a_plain_type_whose_zero_bytes_are_the_identity)
@@ -51,6 +38,18 @@ Test(depth, is_a_plain_type_whose_zero_bytes_are_the_identity)
     cr_expect_eq(depth_of(ELEMENT), 0u, "one element: no addition");
 }
 
+/* a + b rounds once, on top of the deeper side; the identity (-1) adds nothing and stays itself. */
+Test(depth, an_addition_rounds_once_on_top_of_the_deeper_side)
+{
+    static const int CASES[][3] = {{3, 9, 10}, {9, 3, 10},   {4, 4, 5}, {7, -1, 7},
+                                   {-1, 7, 7}, {-1, -1, -1}, {0, 0, 1}};
+    for (const int *c : CASES) {
+        depth sum = of_depth(c[0]) + of_depth(c[1]);
+        cr_expect(sum.e == of_depth(c[2]).e && depth_of(sum) == (size_t)std::max(c[2], 0),
+                  "depth %d + depth %d: e %u, depth %zu", c[0], c[1], sum.e, depth_of(sum));
+    }
+}
+
 Test(depth, a_chain_of_k_elements_has_depth_k_minus_1)
 {
     for (unsigned int k = 1; k <= 1000; ++k) {
@@ -61,62 +60,50 @@ Test(depth, a_chain_of_k_elements_has_depth_k_minus_1)
     }
 }
 
-/* Round by round, as the trees of the stages add: s[t] += s[t + stride]. */
-static depth tree(std::vector<depth> s)
+/* Round by round, as the trees of the stages add: s[t] += s[t + stride]. m elements padded with
+ * the identity to 1024 (2^k elements: a balanced tree, up to 2^16) have the depth of m elements,
+ * ceil(log2 m). */
+Test(depth, a_balanced_tree_of_m_elements_has_depth_ceil_log2_m)
 {
-    for (size_t stride = s.size() / 2; stride >= 1; stride /= 2)
-        for (size_t t = 0; t < stride; ++t)
-            s[t] += s[t + stride];
-    return s[0];
-}
-
-Test(depth, a_balanced_tree_of_2_to_the_k_elements_has_depth_k)
-{
-    for (unsigned int k = 0; k <= 16; ++k) {
-        depth sum = tree(std::vector<depth>((size_t)1 << k, ELEMENT));
-        cr_expect_eq(depth_of(sum), k, "2^%u elements: depth %zu", k, depth_of(sum));
-    }
-}
-
-Test(depth, identity_padding_adds_nothing)
-{
-    /* m elements padded with the identity to 1024: the depth of m elements, ceil(log2 m) */
-    for (size_t m = 1; m <= 1024; ++m) {
-        std::vector<depth> s(1024, IDENT);
+    for (size_t m = 1; m <= (1u << 16); m = m < 1024 ? m + 1 : 2 * m) {
+        std::vector<depth> s(std::max<size_t>(m, 1024), IDENT);
         std::fill(s.begin(), s.begin() + m, ELEMENT);
+        for (size_t stride = s.size() / 2; stride >= 1; stride /= 2)
+            for (size_t t = 0; t < stride; ++t)
+                s[t] += s[t + stride];
         size_t log2_m = 0;
         while (((size_t)1 << log2_m) < m)
             ++log2_m;
-        cr_expect_eq(depth_of(tree(s)), log2_m, "%zu elements in 1024: depth %zu", m,
-                     depth_of(tree(s)));
+        cr_expect_eq(depth_of(s[0]), log2_m, "%zu elements: depth %zu", m, depth_of(s[0]));
     }
-    depth x = of_depth(7);
-    cr_expect_eq(depth_of(x + IDENT), 7u);
-    cr_expect_eq(depth_of(IDENT + x), 7u);
-    cr_expect_eq(depth_of(IDENT + IDENT), 0u);
-    cr_expect_eq((IDENT + IDENT).e, 0u, "the identity stays the identity");
 }
 
-Test(depth, an_addition_rounds_once_on_top_of_the_deeper_side)
+/* What atomicAdd leaves in an accumulator that starts as the identity: the deepest e, and the
+ * number of partial sums that held elements (depth.h, atomicAdd). */
+static depth accumulate(const std::vector<depth> &partials)
 {
-    cr_expect_eq(depth_of(of_depth(3) + of_depth(9)), 10u);
-    cr_expect_eq(depth_of(of_depth(9) + of_depth(3)), 10u);
-    cr_expect_eq(depth_of(of_depth(4) + of_depth(4)), 5u);
+    depth acc = IDENT;
+    for (depth x : partials)
+        if (x.e != 0) {
+            acc.e = std::max(acc.e, x.e);
+            acc.atomics += 1;
+        }
+    return acc;
 }
 
 /* The largest depth_of over every order of a chain of atomicAdds of these partial sums onto the
  * identity, each order replayed with +. */
 static size_t worst_order(std::vector<depth> partials)
 {
-    std::sort(partials.begin(), partials.end(), [](depth a, depth b) { return a.e < b.e; });
+    auto shallower = [](depth a, depth b) { return a.e < b.e; };
+    std::sort(partials.begin(), partials.end(), shallower);
     size_t worst = 0;
     do {
         depth acc = IDENT;
         for (depth x : partials)
             acc = acc + x;
         worst = std::max(worst, depth_of(acc));
-    } while (std::next_permutation(partials.begin(), partials.end(),
-                                   [](depth a, depth b) { return a.e < b.e; }));
+    } while (std::next_permutation(partials.begin(), partials.end(), shallower));
     return worst;
 }
 
@@ -132,10 +119,8 @@ Test(depth, an_atomic_chain_counts_its_worst_order)
     /* the same as the worst of all orders, replayed addition by addition */
     for (int trial = 0; trial < 200; ++trial) {
         std::vector<depth> partials;
-        unsigned int count = 1 + trial % 7;
-        for (unsigned int i = 0; i < count; ++i)
-            partials.push_back((trial * 7 + i * 3) % 5 == 0 ? IDENT
-                                                            : of_depth((trial + i * i) % 6));
+        for (int i = 0; i < 1 + trial % 7; ++i)
+            partials.push_back(of_depth((trial * 7 + i * 3) % 5 == 0 ? -1 : (trial + i * i) % 6));
         cr_expect_eq(depth_of(accumulate(partials)), worst_order(partials),
                      "trial %d: the rule says %zu, the worst order %zu", trial,
                      depth_of(accumulate(partials)), worst_order(partials));

@@ -2,24 +2,15 @@
  *
  * The GPU tests hold every stage's float sum to float_sum_bound(n, n - 1, sum |x_i|), the bound of
  * any order; make accuracy to float_sum_bound(n, d, sum |x_i|) with the d of the stage's own order
- * (measure_depth; the counting type has its own tests in test_depth.cc).
- * Here the bound itself: never too small, for sums in orders built here with no reference to any
- * stage (a left-to-right chain, a balanced pairwise tree, random binary trees), each counting d
- * as it goes; and sharp enough to mean something: a loop that loses every addition sits right
- * at it, and it adds next to nothing to Higham's gamma_d * sum |x_i|. */
-#include <criterion/criterion.h>
+ * (measure_depth; the counting type's tests: test_depth.cc). Here the bound itself: never too
+ * small, for sums in orders built here with no reference to any stage (chains, balanced and random
+ * binary trees), each counting d as it goes; and sharp enough to mean something: a loop that loses
+ * every addition sits right at it, and it adds next to nothing to Higham's gamma_d * sum |x_i|. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "harness.h"
 #include "test_util.h"
 
-static uint64_t rng_state = 12345;
-static uint64_t next_random(void)
-{
-    return splitmix64(&rng_state);
-}
+static uint64_t rng = 12345;
 
 /* A partial sum: its float value and the most rounded additions any of its elements has passed
  * through (an element: 0). */
@@ -33,79 +24,33 @@ static struct node add(struct node a, struct node b)
     return (struct node){a.v + b.v, 1 + (a.depth > b.depth ? a.depth : b.depth)};
 }
 
-static struct node leaf(float x)
-{
-    return (struct node){x, 0};
-}
-
-/* ((x0 + x1) + x2) + ...: the sequential loop's order. */
-static struct node chain(const float *x, size_t n)
-{
-    struct node sum = leaf(x[0]);
-    for (size_t i = 1; i < n; ++i)
-        sum = add(sum, leaf(x[i]));
-    return sum;
-}
-
 /* The two halves' sums, added: a balanced tree. */
 static struct node pairwise(const float *x, size_t n)
 {
-    if (n == 1)
-        return leaf(x[0]);
-    return add(pairwise(x, n / 2), pairwise(x + n / 2, n - n / 2));
+    return n == 1 ? (struct node){x[0], 0}
+                  : add(pairwise(x, n / 2), pairwise(x + n / 2, n - n / 2));
 }
 
-/* Any two partial sums, added, until one is left: a random binary tree (some element may pass
- * through few additions, another through many). */
-static struct node random_tree(const float *x, size_t n)
+/* Adds two partial sums until one is left: any two with `random` (a random binary tree: some
+ * element may pass through few additions, another through many), else the running sum and one
+ * more element (a chain, as the sequential loop adds, the elements in another order). */
+static struct node pool_sum(const float *x, size_t n, bool random)
 {
     struct node *pool = malloc(n * sizeof *pool);
     cr_assert_not_null(pool);
     for (size_t i = 0; i < n; ++i)
-        pool[i] = leaf(x[i]);
+        pool[i] = (struct node){x[i], 0};
     for (size_t left = n; left > 1; --left) {
-        size_t i = next_random() % left, j = next_random() % (left - 1);
+        size_t i = random ? splitmix64(&rng) % left : 0;
+        size_t j = random ? splitmix64(&rng) % (left - 1) : 0;
         j += j >= i; /* j != i */
         struct node sum = add(pool[i], pool[j]);
-        size_t lo = i < j ? i : j, hi = i < j ? j : i;
-        pool[lo] = sum;
-        pool[hi] = pool[left - 1];
+        pool[i < j ? i : j] = sum;
+        pool[i < j ? j : i] = pool[left - 1];
     }
     struct node sum = pool[0];
     free(pool);
     return sum;
-}
-
-static size_t ceil_log2(size_t n)
-{
-    size_t k = 0;
-    while (((size_t)1 << k) < n)
-        ++k;
-    return k;
-}
-
-enum values { UNIFORM, WIDE, ONE_BIG };
-static const char *VALUES[] = {"uniform", "wide", "one big"};
-
-/* n floats: UNIFORM in [0, 1), 24 bits each; WIDE: both signs, magnitudes from 2^-20 to 2^20;
- * ONE_BIG: 2^24 somewhere among ones, so that a sum holding it rounds every one away. */
-static float *make(enum values kind, size_t n)
-{
-    float *x = malloc(n * sizeof *x);
-    cr_assert_not_null(x);
-    for (size_t i = 0; i < n; ++i) {
-        uint64_t r = next_random();
-        if (kind == UNIFORM)
-            x[i] = (float)(r >> 40) * 0x1p-24f;
-        else if (kind == WIDE)
-            x[i] =
-                ldexpf((float)(r >> 40) * 0x1p-24f, (int)(r % 41) - 20) * (r & (1u << 20) ? -1 : 1);
-        else
-            x[i] = 1.0f;
-    }
-    if (kind == ONE_BIG)
-        x[next_random() % n] = 0x1p24f;
-    return x;
 }
 
 /* reduce_double and sum_abs for floats, in both builds: a double loop, left to right. */
@@ -117,9 +62,10 @@ static double ref_sum(const float *x, size_t n, bool absolute)
     return sum;
 }
 
+static const char *VALUES[] = {"uniform", "wide", "one big"};
+
 /* The sum's error against the double reference is within the bound of the depth it counted. */
-static void check_order(const char *order, struct node s, const float *x, size_t n,
-                        enum values kind)
+static void check_order(const char *order, struct node s, const float *x, size_t n, int kind)
 {
     double ref = ref_sum(x, n, false), bound = float_sum_bound(n, s.depth, ref_sum(x, n, true));
     cr_expect(fabs((double)s.v - ref) <= bound,
@@ -128,68 +74,73 @@ static void check_order(const char *order, struct node s, const float *x, size_t
               order, n, VALUES[kind], (double)s.v, ref, fabs((double)s.v - ref), bound, s.depth);
 }
 
-/* One case: n values of one kind, each case from the same seed (its own process starts afresh). */
-struct bound_case {
-    size_t n;
-    enum values kind;
-};
-
+/* n values of each kind: uniform in [0, 1), 24 bits each; wide: both signs, magnitudes from 2^-20
+ * to 2^20; one big: 2^24 somewhere among ones, so that a sum holding it rounds every one away.
+ * Each n is a case of its own, from the same seed (its own process starts afresh). */
 ParameterizedTestParameters(tolerance, the_bound_holds_in_any_order)
 {
-    static const size_t N[] = {1, 2, 3, 17, 1000, 4097, 100003};
-    struct bound_case *cases = alloc_params(COUNT(N) * COUNT(VALUES), sizeof *cases);
-    size_t count = 0;
-    for (size_t i = 0; i < COUNT(N); ++i)
-        for (enum values kind = UNIFORM; kind <= ONE_BIG; ++kind)
-            cases[count++] = (struct bound_case){N[i], kind};
-    return cr_make_param_array(struct bound_case, cases, count, free_params);
+    static size_t N[] = {1, 2, 3, 17, 1000, 4097, 100003};
+    return cr_make_param_array(size_t, N, COUNT(N));
 }
 
-ParameterizedTest(struct bound_case *c, tolerance, the_bound_holds_in_any_order)
+ParameterizedTest(size_t *np, tolerance, the_bound_holds_in_any_order)
 {
-    size_t n = c->n;
-    float *x = make(c->kind, n);
-    struct node s = chain(x, n);
-    cr_expect_eq(s.depth, n - 1, "a chain of %zu: depth %zu", n, s.depth);
-    check_order("a chain", s, x, n, c->kind);
-    s = pairwise(x, n);
-    cr_expect_eq(s.depth, ceil_log2(n), "a balanced tree of %zu: depth %zu", n, s.depth);
-    check_order("a balanced tree", s, x, n, c->kind);
-    for (int t = 0; t < 5; ++t) {
-        s = random_tree(x, n);
-        cr_expect(ceil_log2(n) <= s.depth && s.depth <= n - 1, "a random tree of %zu: depth %zu", n,
-                  s.depth);
-        check_order("a random tree", s, x, n, c->kind);
+    size_t n = *np, log2_n = 0;
+    while (((size_t)1 << log2_n) < n)
+        ++log2_n;
+    float *x = malloc(n * sizeof *x);
+    cr_assert_not_null(x);
+    for (int kind = 0; kind < 3; ++kind) {
+        for (size_t i = 0; i < n; ++i) {
+            uint64_t r = splitmix64(&rng);
+            float uniform = (float)(r >> 40) * 0x1p-24f;
+            x[i] = kind == 0   ? uniform
+                   : kind == 1 ? ldexpf(uniform, (int)(r % 41) - 20) * (r & (1u << 20) ? -1 : 1)
+                               : 1.0f;
+        }
+        if (kind == 2)
+            x[splitmix64(&rng) % n] = 0x1p24f;
+        struct node s = pool_sum(x, n, false);
+        cr_expect_eq(s.depth, n - 1, "a chain of %zu: depth %zu", n, s.depth);
+        check_order("a chain", s, x, n, kind);
+        s = pairwise(x, n);
+        cr_expect_eq(s.depth, log2_n, "a balanced tree of %zu: depth %zu", n, s.depth);
+        check_order("a balanced tree", s, x, n, kind);
+        for (int t = 0; t < 5; ++t) {
+            s = pool_sum(x, n, true);
+            cr_expect(log2_n <= s.depth && s.depth <= n - 1, "a random tree of %zu: depth %zu", n,
+                      s.depth);
+            check_order("a random tree", s, x, n, kind);
+        }
     }
     free(x);
 }
 
-/* The sequential loop's bound is sharp: 2^24 then m ones. Each 2^24 + 1 rounds back to 2^24
- * (a tie, to even), so all m ones are lost: the error is m, and the bound (n - 1) u sum |x| =
- * m 2^-24 (2^24 + m) = m + m^2 2^-24 is barely more. */
-Test(tolerance, the_loop_bound_is_sharp)
+/* The bound is sharp where every addition loses all it can: `big`, then m elements `small` of half
+ * its last bit, so that each big + small is a tie that rounds back to big (to even). The error is
+ * m small, and the bound about m u sum |x| is barely more: for 2^24 and 1000 ones
+ * m 2^-24 (2^24 + m) = m + m^2 2^-24; for 1 + 2^-24, one addition, u times the sum. */
+Test(tolerance, the_bound_is_sharp)
 {
-    const size_t m = 1000, n = m + 1;
-    float *x = malloc(n * sizeof *x);
-    x[0] = 0x1p24f;
-    for (size_t i = 1; i < n; ++i)
-        x[i] = 1.0f;
-    struct node s = chain(x, n);
-    cr_expect_eq(s.v, 0x1p24f, "the ones were not lost: %.9g", (double)s.v);
-    double bound = float_sum_bound(n, s.depth, ref_sum(x, n, true));
-    double error = 0x1p24 + (double)m - s.v;
-    cr_expect(error <= bound && bound < 1.001 * error, "error %.9g, bound %.9g", error, bound);
-    free(x);
-}
-
-/* One addition is as sharp: 1 + 2^-24 is a tie and rounds to 1, an error of u times the sum. */
-Test(tolerance, one_addition_bound_is_sharp)
-{
-    float x[2] = {1.0f, 0x1p-24f};
-    struct node s = pairwise(x, 2);
-    cr_expect_eq(s.v, 1.0f);
-    double bound = float_sum_bound(2, s.depth, ref_sum(x, 2, true)), error = 0x1p-24;
-    cr_expect(error <= bound && bound < 1.0001 * error, "error %.9g, bound %.9g", error, bound);
+    static const struct {
+        float big, small;
+        size_t m;
+        double slack;
+    } CASES[] = {{0x1p24f, 1.0f, 1000, 1.001}, {1.0f, 0x1p-24f, 1, 1.0001}};
+    for (size_t c = 0; c < COUNT(CASES); ++c) {
+        size_t n = CASES[c].m + 1;
+        float *x = malloc(n * sizeof *x);
+        cr_assert_not_null(x);
+        for (size_t i = 0; i < n; ++i)
+            x[i] = i ? CASES[c].small : CASES[c].big;
+        struct node s = pool_sum(x, n, false);
+        double error = (double)CASES[c].m * CASES[c].small;
+        double bound = float_sum_bound(n, s.depth, ref_sum(x, n, true));
+        cr_expect_eq(s.v, CASES[c].big, "the small ones were not lost: %.9g", (double)s.v);
+        cr_expect(error <= bound && bound < CASES[c].slack * error, "error %.9g, bound %.9g", error,
+                  bound);
+        free(x);
+    }
 }
 
 Test(tolerance, bound_values)
