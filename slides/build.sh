@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
 # build.sh (make slides): the lecture deck, build/slides/reduction.pdf (16:9, stages 0-7, at most
 # 40 pages), and its appendix, build/slides/appendix.pdf (stages 8 and 9, at most 12), from
-# slides/reduction.md and slides/appendix.md: pandoc with slides/include.lua (the stages' code, the
-# measurements), then LuaLaTeX. As root on Debian or Ubuntu it installs what it needs, else names
-# it. A deck fails, and is kept as build/slides/DECK-failed.pdf, on
-#   * the SLIDECHECK lines that slides/preamble.tex logs: a code line wider than its frame, a
-#     frame that runs into the footline;
-#   * text that prints below 8 pt on the 160 mm x 90 mm page (slides/fontcheck.py reads the PDF);
-#   * more pages than its limit.
+# slides/*.md: pandoc with slides/include.lua (the stages' code, the measurements), then LuaLaTeX.
+# As root on Debian or Ubuntu it installs what it needs, else names it. A deck fails, kept as
+# build/slides/DECK-failed.pdf, on a SLIDECHECK line of slides/preamble.tex (a code line wider than
+# its frame, a frame that runs into the footline), on text below 8 pt on the 160 mm x 90 mm page
+# (slides/fontcheck.py reads the PDF), and on more pages than its limit.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=build/slides
@@ -29,18 +27,16 @@ elif ((${#missing[@]})); then
     exit 1
 fi
 
-# The python that reads the PDFs (pdfminer.six) and runs the tables' scripts: `python3` or
-# Debian's, whichever imports pdfminer, preferring one that also has matplotlib (bench/harris.py's
-# plot; without it that slide says which command makes the plot).
+# The python that reads the PDFs (pdfminer.six) and runs slides/tables.py: `python3` or Debian's,
+# preferring one with matplotlib too (bench/harris.py's plot, else a line naming its command).
 SLIDES_PYTHON=
 for need in 'import pdfminer, matplotlib' 'import pdfminer'; do
     for py in python3 /usr/bin/python3; do
-        if [ -z "$SLIDES_PYTHON" ] && command -v "$py" >/dev/null && "$py" -c "$need" 2>/dev/null
-        then SLIDES_PYTHON=$(command -v "$py"); fi
+        [ -z "$SLIDES_PYTHON" ] && "$py" -c "$need" 2>/dev/null && SLIDES_PYTHON=$(command -v "$py")
     done
 done
-[ -n "$SLIDES_PYTHON" ] || { echo "make slides: no python3 imports pdfminer (the font-size check):" \
-    "apt-get install python3-pdfminer, or pip install pdfminer.six" >&2; exit 1; }
+[ -n "$SLIDES_PYTHON" ] || { echo "make slides: no python3 imports pdfminer (the font-size" \
+    "check): apt-get install python3-pdfminer, or pip install pdfminer.six" >&2; exit 1; }
 export SLIDES_PYTHON
 
 # The figures \input by the decks: figures/mapping.py's (stages 1-7, coalescing, coarsening).
@@ -79,7 +75,7 @@ for deck in reduction appendix; do
         echo "make slides: $deck.pdf has $pages pages, more than its ${limit[$deck]}" >&2
         bad=1
     fi
-    grep '^Overfull \\hbox' "$out/$deck.log" | sed "s/^/make slides: warning: $deck.tex: /" >&2 || true
+    sed -n "s/^Overfull \\\\hbox/make slides: warning: $deck.tex: &/p" "$out/$deck.log" >&2
     if [ -n "$bad" ]; then
         mv "$out/$deck.pdf" "$out/$deck-failed.pdf"
         failed+=("$deck")

@@ -3,15 +3,12 @@
 
     python3 slides/fontcheck.py DECK.pdf [--min 8]
 
-Reads every character of the PDF with pdfminer.six (Debian: python3-pdfminer; PyPI: pdfminer.six)
-and takes its size as it prints on the page: the font size times the text matrix and every
-transformation around it (\\resizebox, \\scalebox, Beamer's shrink, a TikZ picture scaled down).
-The deck's page is Beamer's 16:9 page, 160 mm x 90 mm, so a size here is the size on that page.
-For each page that has smaller text it prints one line, "page P: 6.1 pt: the text ...", the
-smallest size first, and exits 1; exits 0 when no character is smaller than --min points (TeX
-points, 72.27 to the inch; a PDF's are 72 to the inch; within 0.15 pt, so that a superscript
-of the body text, 7.9 pt, passes). Text in a raster image (a PNG plot) is
-not text to it: look at those.
+Reads every character of the PDF with pdfminer.six and takes its size as it prints on the page:
+the font size times the text matrix and every transformation around it (\\resizebox, Beamer's
+shrink, a TikZ picture scaled down), on Beamer's 16:9 page, 160 mm x 90 mm. For each page that has
+smaller text it prints one line, "page P: 6.1 pt: the text ...", the smallest size first, and exits
+1; exits 0 when no character is smaller than --min TeX points, within 0.15 pt. Text in a raster
+image (a PNG plot) is not text to it: look at those.
 """
 import argparse
 import sys
@@ -37,7 +34,7 @@ def chars(obj):
 
 
 def small_text(page, minimum):
-    """(smallest size, the runs of small characters) of one page; runs: 'text' at a size."""
+    """The runs of characters below minimum on one page: [size, text], a run a line of one size."""
     runs, last = [], None
     for c in chars(page):
         size = c.size * PT_PER_BP
@@ -58,20 +55,14 @@ def main():
     ap.add_argument("pdf")
     ap.add_argument("--min", type=float, default=8.0, help="the smallest size allowed, in pt")
     args = ap.parse_args()
-    bad = 0
+    bad = False
     for number, page in enumerate(extract_pages(args.pdf), 1):
-        runs = small_text(page, args.min)
-        if not runs:
-            continue
-        bad += 1
-        smallest = min(size for size, _ in runs)
-        texts = []
-        for size, text in sorted(runs, key=lambda r: r[0]):
-            text = " ".join(text.split())
-            if text and text not in texts:
-                texts.append(f"{size:g} pt '{text[:40]}'")
-        print(f"page {number}: {smallest:g} pt: " + "; ".join(texts[:6])
-              + (f"; and {len(texts) - 6} more" if len(texts) > 6 else ""))
+        runs = sorted(small_text(page, args.min), key=lambda r: r[0])  # the smallest first
+        texts = [f"{size:g} pt '{' '.join(text.split())[:40]}'" for size, text in runs]
+        if texts:
+            bad = True
+            print(f"page {number}: {runs[0][0]:g} pt: " + "; ".join(texts[:6])
+                  + (f"; and {len(texts) - 6} more" if len(texts) > 6 else ""))
     return 1 if bad else 0
 
 

@@ -1,172 +1,230 @@
 #!/usr/bin/env python3
-"""tables.py: the deck's tables of measurements, as Markdown, for slides/include.lua.
+"""tables.py: the LaTeX of one div of measurements in slides/*.md, for slides/include.lua.
 
-    tables.py variants CSV NAME,...          time / CUB of each variant at 2^16 .. 2^30, and % of
-                                             peak at its largest n (bench/*/variants.csv)
-    tables.py counters CSV STAGE,... METRIC,...
-                                             those Nsight Compute counters, a row per stage, n and
-                                             block (metrics/*/metrics.csv)
-    tables.py allreduce CSV                  stage 9's all-reduce: algbw at 1 KiB .. 1 GiB, busbw
-                                             (only where a row has 2 GPUs or more), one call's
-                                             latency at 1 KiB (latency_ms)
-    tables.py allreduceplot CSV              the plot beside the CSV when a row has 2 GPUs or more,
-                                             else one line saying those runs are still to be made
-    tables.py measured CSV                   one line: the GPU, its peak, the CSV
+    tables.py DIV [NAME=VALUE ...]    DIV: a div's class (a key of DIVS); NAME=VALUE: its attributes
+                                      (README.md, "Slides"), the parameters of that function
 
-It reads the CSVs only through the readers the benchmark's own scripts use: bench/plot.py's
-load() (medians, % of peak = GB/s / the median peak, as the README's table) and read_rows(), and
-metrics/table.py's COUNTERS (each counter's label, unit, scale and decimals) and fmt(). A table is
-followed by one paragraph, its note, which include.lua sets small and grey. Python 3 standard
-library only; exits 1 with the reason on a name the CSV lacks.
+Each DIV reads the newest CSV of its kind (DIVS) with the benchmark's own code (bench/harris.py,
+bench/plot.py, metrics/table.py); where there is none, or bench/harris.py fails, it prints a line
+naming the command that makes it. Exits 1 on a missing attribute or a name the CSV lacks.
 """
-import importlib.util
+import glob
+import inspect
 import os
+import re
 import statistics
+import subprocess
 import sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
+                for d in ("bench", "metrics")]  # neither is a package
+import plot  # noqa: E402 (bench/plot.py)
+from plot_allreduce import HEADER as ALLREDUCE, TABLE_BYTES  # noqa: E402
+
+HARRIS = os.environ.get("SLIDES_HARRIS", "bench/harris.py")  # another path tests the placeholder
+ESCAPE = str.maketrans({"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\textasciitilde{}",
+                        **{c: "\\" + c for c in "&%$#_{}"}})
 
 
-def module(path):
-    """bench/plot.py, metrics/table.py: imported by path (neither is a package)."""
-    sys.path.insert(0, os.path.dirname(os.path.join(ROOT, path)))
-    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3],
-                                                  os.path.join(ROOT, path))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def tex(md, code=r"\texttt{%s}"):
+    r"""The scripts' Markdown text in LaTeX: special characters escaped, **bold**, `code` as `code`
+    says (in a note '%s', plain text: \texttt would print below 8 pt there)."""
+    parts = md.translate(ESCAPE).split("`")
+    parts[1::2] = [code % p for p in parts[1::2]]
+    return re.sub(r"\*\*(.+?)\*\*", r"\\textbf{\1}", "".join(parts))
 
 
-plot = module("bench/plot.py")
+def size(md):  # a cell's width, in UTF-8 bytes: "time (µs)" counts 10, "% of peak" 9
+    return len(re.sub(r"\*\*|`", "", md).encode())
+
+
+def note(md):  # the paragraph under a table
+    return "{\\scriptsize\\color{deckgray}\n\n" + tex(md, "%s") + "\n\n\\par}"
+
+
+def placeholder(command):
+    return r"\par\smallskip{\centering\small\emph{Not made yet:} %s\par}" % tex(f"`{command}`")
 
 
 def pow2(n):
     return f"2^{n.bit_length() - 1}"
 
 
-def row(cells):
-    return "| " + " | ".join(cells) + " |"
+def tabular(head, align, rows, keep=None):
+    r"""A table as preamble.tex's \decktable: a booktabs tabular, \small, at its natural width;
+    wider than the line, its widest column wraps (tabularx), and if still too wide it is shrunk,
+    where fontcheck.py then catches text below 8 pt. head, rows: Markdown cells; align: 'l' or
+    'r' a column; keep: the heads of the columns to keep ("A,B"). A head of two words or more and
+    a size() over 9 takes two lines, the longer one shortest; a cell followed by empty cells only
+    (harris.py's "not measured") spans them."""
+    if keep:
+        cols = [k for k, h in enumerate(head) if h in [w.strip() for w in keep.split(",")]]
+        head, align = [head[k] for k in cols], [align[k] for k in cols]
+        rows = [[r[k] for k in cols] for r in rows]
+    width, heads = [size(h) for h in head], []
+    for k, h in enumerate(head):
+        cuts = [(max(size(h[:i]), size(h[i + 1:])), -i) for i, c in enumerate(h) if c == " "]
+        if cuts and size(h) > 9:  # of two cuts as good, the later one
+            width[k], i = min(cuts)[0], -min(cuts)[1]
+            heads.append(r"\begin{tabular}[b]{@{}%s@{}}%s\\%s\end{tabular}"
+                         % (align[k], tex(h[:i]), tex(h[i + 1:])))
+        else:
+            heads.append(tex(h))
+    lines = [" & ".join(heads) + r"\\", r"\midrule"]
+    for r in rows:
+        cells = []
+        for k, c in enumerate(r):
+            if c and k < len(r) - 1 and not any(r[k + 1:]):
+                cells.append(r"\multicolumn{%d}{l}{%s}" % (len(r) - k, tex(c)))
+                break
+            width[k] = max(width[k], size(c))
+            cells.append(tex(c))
+        lines.append(" & ".join(cells) + r"\\")
+    body = "\\toprule\n" + "\n".join(lines) + "\n\\bottomrule"
+    wrap, long = list(align), width.index(max(width))
+    wrap[long] = r">{\ragged%s\arraybackslash}X" % ("left" if align[long] == "r" else "right")
+    return (r"\decktable{\begin{tabular}{@{}%s@{}}%s\end{tabular}}" % ("".join(align), body)
+            + r"{\begin{tabularx}{\linewidth}{@{}%s@{}}%s\end{tabularx}}" % ("".join(wrap), body))
 
 
-def table(head, align, rows, note):
-    return "\n".join([row(head), "|" + "|".join(align) + "|"] + [row(r) for r in rows]
-                     + ["", note])
+def run_harris(csv, command, *args, **options):
+    """bench/harris.py COMMAND CSV ARGS --OPTION VALUE (those given): its output, or None where
+    it fails (no harris.py, no matplotlib for png); and the command line, for the placeholder."""
+    argv = [HARRIS, command, csv, *args]
+    argv += [x for k, v in options.items() if v for x in (f"--{k}", v)]
+    run = subprocess.run([sys.executable] + argv, stdout=subprocess.PIPE, text=True)
+    line = " ".join(["python3"] + argv)
+    if run.returncode:
+        print(f"make slides: warning: {line} failed", file=sys.stderr)
+    return None if run.returncode else run.stdout, line
 
 
-def measured(path):
-    gpu, peak, _, _ = plot.load(path)
-    return f"{gpu}, peak {plot.num(peak)} GB/s; medians, L2 flushed before each run; `{path}`"
+def harris(csv, n=None, stage=None, without=None, columns=None):
+    """Its tables (or the stage's rows), their paragraphs set as notes."""
+    md, line = run_harris(csv, "markdown", n=n, stage=stage, without=without)
+    if md is None:
+        return placeholder(line)
+    out = []
+    for part in md.strip().split("\n\n"):
+        if not part.startswith("|"):
+            out.append(note(" ".join(part.splitlines())))
+            continue
+        head, align, *rows = [[c.strip() for c in row[1:-1].split("|")]
+                              for row in part.splitlines()]
+        out.append(tabular(head, ["r" if a.endswith(":") else "l" for a in align], rows, columns))
+    return "\n\n".join(out)
 
 
-def variants(path, names):
-    _, _, data, _ = plot.load(path)
+def harrisplot(csv, without=None):
+    png = "build/slides/harris.png"
+    made, line = run_harris(csv, "png", "-o", png, without=without)
+    if made is None:  # a plot left by an earlier build is not shown
+        return placeholder(line)
+    return (r"\begin{center}\includegraphics[width=\linewidth,height=0.78\textheight,"
+            r"keepaspectratio]{%s}\par{\scriptsize\color{deckgray}%s}\end{center}"
+            % (png, tex(line)))
+
+
+def peak(csv):
+    gpu, gbps, _, _ = plot.load(csv)
+    return f"{gpu}, peak {plot.num(gbps)} GB/s; medians, L2 flushed before each run; `{csv}`"
+
+
+def variants(csv, names):
+    _, _, data, _ = plot.load(csv)
     ns = [1 << k for k in (16, 20, 24, 28, 30)]
     rows = []
     for name in names.split(","):
-        if name not in data:
-            sys.exit(f"tables.py: no variant {name} in {path}")
-        d = data[name]
+        d = data.get(name) or sys.exit(f"tables.py: no variant {name} in {csv}")
         top = max(d)
         cells = [name] + [f"{d[n]['ratio']:.2f}" if n in d and d[n]["ratio"] else "--" for n in ns]
-        cells.append(plot.num(d[top]["pct"]) + ("" if top == ns[-1] else f" at {pow2(top)}"))
-        rows.append(cells)
-    head = ["variant"] + [f"{pow2(n)}" for n in ns] + [f"% of peak at {pow2(ns[-1])}"]
-    return table(head, ["---"] + ["--:"] * (len(ns) + 1), rows,
-                 "time / CUB at each n; below 1: faster than CUB. " + measured(path))
+        pct = plot.num(d[top]["pct"]) + ("" if top == ns[-1] else f" at {pow2(top)}")
+        rows.append(cells + [pct])
+    head = ["variant"] + [pow2(n) for n in ns] + [f"% of peak at {pow2(ns[-1])}"]
+    return tabular(head, "l" + "r" * (len(ns) + 1), rows) + "\n\n" + note(
+        "time / CUB at each n; below 1: faster than CUB. " + peak(csv))
 
 
-def counters(path, stages, metrics):
-    counts = module("metrics/table.py")
-    rows = plot.read_rows(path, "gpu,stage,n,block,metric,value,unit".split(","))
-    specs = []
-    for m in metrics.split(","):
-        c = next((c for c in counts.COUNTERS if m in c[4] or m == c[0]), None)
-        if c is None:
-            sys.exit(f"tables.py: {m} is no counter of metrics/table.py's COUNTERS")
-        specs.append(c)
-    out, at = [], {}
-    for s in stages.split(","):
-        for r in rows:  # a row per stage, n and block, in the CSV's order
-            key = (s, r["n"], r["block"])
-            if r["stage"] == s and key not in at:
-                at[key] = {}
-                out.append(key)
-            if r["stage"] == s:
-                at[key][r["metric"]] = float(r["value"])
-    if not out:
-        sys.exit(f"tables.py: no counters of {stages} in {path}")
-    body = []
-    for key in out:
-        cells = [key[0], pow2(int(key[1])), key[2]]
-        for _, _, scale, decimals, names in specs:
-            value = next((at[key][n] for n in names if n in at[key]), None)
-            cells.append(counts.fmt(value, scale, decimals))
-        body.append(cells)
+def counters(csv, stage, metrics):
+    import table  # metrics/table.py: each counter's label, unit, scale and decimals
+    rows = plot.read_rows(csv, "gpu,stage,n,block,metric,value,unit".split(","))
+    specs = [next((c for c in table.COUNTERS if m in c[4] or m == c[0]), None)
+             or sys.exit(f"tables.py: {m} is no counter of metrics/table.py's COUNTERS")
+             for m in metrics.split(",")]
+    at = {}  # (stage, n, block): {metric: value}, in the order of the stages, then of the CSV
+    for s in stage.split(","):
+        for r in (r for r in rows if r["stage"] == s):
+            at.setdefault((s, r["n"], r["block"]), {})[r["metric"]] = float(r["value"])
+    if not at:
+        sys.exit(f"tables.py: no counters of {stage} in {csv}")
+    body = [[s, pow2(int(n)), block] + [
+        table.fmt(next((v[m] for m in names if m in v), None), scale, decimals)
+        for _, _, scale, decimals, names in specs] for (s, n, block), v in at.items()]
     head = ["stage", "n", "block"] + [c[0] + (f" ({c[1]})" if c[1] else "") for c in specs]
-    return table(head, ["---", "--:", "--:"] + ["--:"] * len(specs), body,
-                 f"Nsight Compute on {rows[0]['gpu']}, first launch of reduce_kernel; `{path}`")
+    return tabular(head, "lrr" + "r" * len(specs), body) + "\n\n" + note(
+        f"Nsight Compute on {rows[0]['gpu']}, first launch of reduce_kernel; `{csv}`")
 
 
-ALLREDUCE = ("gpu,gpus,type,bytes,time_ms,algbw_gbps,busbw_gbps,latency_ms,copy_gbps,wrong"
-             .split(","))
-SIZES = ((1 << 10, "1 KiB"), (1 << 20, "1 MiB"), (1 << 26, "64 MiB"), (1 << 30, "1 GiB"))
+def allreduce(csv):
+    rows, runs = plot.read_rows(csv, ALLREDUCE), {}  # runs: (G, type): {bytes: its rows}
+    for r in sorted(rows, key=lambda r: int(r["gpus"])):  # in the order of G, then of the CSV
+        runs.setdefault((int(r["gpus"]), r["type"]), {}).setdefault(int(r["bytes"]), []).append(r)
+    links = any(g > 1 for g, _ in runs)
 
-
-def allreduce(path):
-    rows = plot.read_rows(path, ALLREDUCE)
-    groups = []  # (G, type) in the order of G, then of the CSV
-    for r in rows:
-        if (int(r["gpus"]), r["type"]) not in groups:
-            groups.append((int(r["gpus"]), r["type"]))
-    groups.sort(key=lambda g: g[0])
-    links = any(g > 1 for g, _ in groups)
-
-    def at(g, b, col):
-        xs = [float(r[col]) for r in rows
-              if int(r["gpus"]) == g[0] and r["type"] == g[1] and int(r["bytes"]) == b]
-        return statistics.median(xs) if xs else None
+    def at(rs, col, scale=1):  # the median of a column over the runs, "--" where none
+        return plot.num(statistics.median(float(r[col]) for r in rs) * scale) if rs else "--"
 
     body = []
-    for g in groups:
-        wrong = any(int(r["wrong"]) for r in rows if (int(r["gpus"]), r["type"]) == g)
-        cells = [str(g[0]), g[1] + (" **wrong sums**" if wrong else "")]
-        cells += [plot.num(v) if v is not None else "--" for v in (at(g, b, "algbw_gbps")
-                                                                   for b, _ in SIZES)]
-        if links:
-            bus = at(g, SIZES[-1][0], "busbw_gbps")
-            cells.append("--" if g[0] == 1 or bus is None else plot.num(bus))
-        ms = at(g, SIZES[0][0], "latency_ms")  # one call, not the back-to-back average
-        cells.append(f"{plot.num(ms * 1000)} µs" if ms is not None else "--")
-        body.append(cells)
-    head = ["G", "type"] + [f"algbw at {label}" for _, label in SIZES]
-    head += ["busbw at 1 GiB"] if links else []
-    head += ["latency at 1 KiB, one call"]
+    for (g, kind), by in runs.items():
+        wrong = any(int(r["wrong"]) for rs in by.values() for r in rs)
+        cells = [str(g), kind + (" **wrong sums**" if wrong else "")]
+        cells += [at(by.get(b), "algbw_gbps") for b in TABLE_BYTES]
+        cells += [at(by.get(TABLE_BYTES[-1]) if g > 1 else None, "busbw_gbps")] if links else []
+        latency = at(by.get(TABLE_BYTES[0]), "latency_ms", 1000)  # one call, not back to back
+        body.append(cells + [latency + (" µs" if latency != "--" else "")])
+    head = (["G", "type"] + [f"algbw at {plot.size(b)}" for b in TABLE_BYTES]
+            + ["busbw at 1 GiB"] * links + ["latency at 1 KiB, one call"])
     copy = statistics.median(float(r["copy_gbps"]) for r in rows)
-    return table(head, ["--:", "---"] + ["--:"] * (len(head) - 2), body,
-                 f"GB/s; {rows[0]['gpu']}; algbw: bytes a GPU / time, the average of calls "
-                 f"launched back to back (nccl-tests' time, no L2 flush); latency: the median of "
-                 f"single calls, every L2 flushed before each. One GPU's device-to-device copy in "
-                 f"the same runs: {plot.num(copy)} GB/s read + write, {plot.num(copy / 2)} read. "
-                 f"`{path}`")
+    return tabular(head, "rl" + "r" * (len(head) - 2), body) + "\n\n" + note(
+        f"GB/s; {rows[0]['gpu']}; algbw: bytes a GPU / time, the average of calls launched back "
+        "to back (nccl-tests' time, no L2 flush); latency: the median of single calls, every L2 "
+        "flushed before each. One GPU's device-to-device copy in the same runs: "
+        f"{plot.num(copy)} GB/s read + write, {plot.num(copy / 2)} read. `{csv}`")
 
 
-def allreduceplot(path):
-    rows = plot.read_rows(path, ALLREDUCE)
-    gpus = sorted({int(r["gpus"]) for r in rows})
-    png = os.path.join(os.path.dirname(path), "allreduce.png")
-    if gpus[-1] < 2 or not os.path.exists(png):
-        return (f"Measured on one GPU only ({rows[0]['gpu']}): its busbw is 0, no link. The 2- and "
-                "4-GPU runs are still to be made: `make bench-step09 GPUS=2`, then `GPUS=4`.")
-    return ("```{=latex}\n\\begin{center}\\includegraphics[width=\\linewidth,height=0.75"
-            f"\\textheight,keepaspectratio]{{{png}}}\\end{{center}}\n```\n\n`{png}`")
+def allreduceplot(csv):
+    rows = plot.read_rows(csv, ALLREDUCE)
+    png = os.path.join(os.path.dirname(csv), "allreduce.png")
+    if max(int(r["gpus"]) for r in rows) < 2 or not os.path.exists(png):
+        return tex(f"Measured on one GPU only ({rows[0]['gpu']}): its busbw is 0, no link. The 2- "
+                   "and 4-GPU runs are still to be made: `make bench-step09 GPUS=2`, then "
+                   "`GPUS=4`.")
+    return (r"\begin{center}\includegraphics[width=\linewidth,height=0.75\textheight,"
+            r"keepaspectratio]{%s}\end{center}" % png + "\n\n" + tex(f"`{png}`"))
+
+
+DIVS = {  # a div: what makes its LaTeX from the newest CSV of a kind; what makes that CSV
+    "harris": (harris, "bench/*/results.csv", "make bench"),
+    "harrisplot": (harrisplot, "bench/*/results.csv", "make bench"),
+    "measured": (lambda csv: note(peak(csv)), "bench/*/results.csv", "make bench"),
+    "variants": (variants, "bench/*/variants.csv", "make variants"),
+    "counters": (counters, "metrics/*/metrics.csv", "make metrics"),
+    "allreduce": (allreduce, "bench/*/allreduce.csv", "make bench-step09"),
+    "allreduceplot": (allreduceplot, "bench/*/allreduce.csv", "make bench-step09"),
+}
 
 
 def main(argv):
-    commands = {"variants": (variants, 2), "counters": (counters, 3), "allreduce": (allreduce, 1),
-                "allreduceplot": (allreduceplot, 1), "measured": (measured, 1)}
-    if len(argv) < 2 or argv[1] not in commands or len(argv) - 2 != commands[argv[1]][1]:
-        sys.exit(__doc__)
-    print(commands[argv[1]][0](*argv[2:]))
+    if len(argv) < 2 or argv[1] not in DIVS:
+        sys.exit(__doc__ + "DIV: " + ", ".join(DIVS))
+    make, pattern, command = DIVS[argv[1]]
+    attrs = dict(a.partition("=")[::2] for a in argv[2:])
+    try:
+        inspect.signature(make).bind("CSV", **attrs)
+    except TypeError as e:
+        sys.exit(f"tables.py {argv[1]}: {e}")
+    csv = max(glob.glob(pattern), key=lambda p: (os.path.getmtime(p), p), default=None)
+    print(make(csv, **attrs) if csv else placeholder(command))
 
 
 if __name__ == "__main__":
