@@ -1,211 +1,120 @@
 /* test_all_stages.c: the nine programs (build/stepNN) side by side.
  *
- * Every stage must print the identical sum for the same input file, and every program must turn
- * bad usage into one sentence and exit status 2 before touching CUDA (so this part runs on a
- * machine without a GPU too).
- * In the float32 build the stages add in different orders, so their sums may differ in the last
- * bits: each must lie within the bound any order of n additions keeps to (tolerance.c) of the
- * double-precision reference, and only stages that add in the same order must agree bit for bit. */
-#define _GNU_SOURCE /* mkstemps */
+ * Every stage must print the identical sum for the same input file. In the float32 build the
+ * stages add in different orders, so their sums may differ in the last bits: each must lie within
+ * the bound any order of n additions keeps to (tolerance.c) of the double-precision reference, and
+ * only stages that add in the same order must agree bit for bit. What every program must refuse,
+ * before any CUDA call, is test_hostile.c's. */
+#define _GNU_SOURCE /* mkstemps, setenv */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "gpu_test.h"
 #include "harness.h"
 #include "npy.h"
 #include "stages.h"
+#include "test_util.h"
 
-#ifndef BUILD_DIR
-#define BUILD_DIR "build"
-#endif
+/* A .npy file of n full-range elements (seed 42), and what the programs must print about them. */
+struct input {
+    char *path; /* a fresh file (static buffer); the test unlinks it */
+    size_t n;
+    elem_t loop;       /* step00's loop over them */
+    double ref, scale; /* float32: their double sum and sum |x_i| */
+};
 
-/* Runs `BUILD_DIR/stage args` with stderr joined to stdout; returns the exit status and the
- * output (first 4 KiB) in out. */
-static int run(const char *stage, const char *args, char *out, size_t out_len)
+static struct input write_input(size_t n)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/%s %s 2>&1", BUILD_DIR, stage, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p, "cannot run %s", cmd);
-    size_t len = fread(out, 1, out_len - 1, p);
-    out[len] = '\0';
-    int status = pclose(p);
-    cr_assert(WIFEXITED(status), "%s did not exit normally: %s", cmd, out);
-    return WEXITSTATUS(status);
-}
-
-/* Writes n full-range elements to a fresh .npy file; returns its path (static buffer). *loop gets
- * step00's loop over them; ref and scale, where not NULL, their double sum and sum |x_i|. */
-static const char *write_input(size_t n, elem_t *loop, double *ref, double *scale)
-{
-    static char path[] = "/tmp/reduction-test-XXXXXX.npy";
-    strcpy(path, "/tmp/reduction-test-XXXXXX.npy");
-    int fd = mkstemps(path, 4);
-    cr_assert(fd >= 0, "mkstemps failed");
-    close(fd);
-    elem_t *input = malloc(n * sizeof *input);
-    input_fill(input, n, PATTERN_FULL_RANGE, 42);
-    *loop = reduce_cpu(input, n);
-    if (ref)
-        *ref = reduce_double(input, n);
-    if (scale)
-        *scale = sum_abs(input, n);
+    struct input in = {.path = write_file("", 0), .n = n};
+    elem_t *x = new_input(n, PATTERN_FULL_RANGE, 42);
+    in.loop = reduce_cpu(x, n);
+    in.ref = reduce_double(x, n);
+    in.scale = sum_abs(x, n);
     char err[256];
-    cr_assert_eq(npy_write(path, input, n, err, sizeof err), 0, "%s", err);
-    free(input);
-    return path;
+    cr_assert_eq(npy_write(in.path, x, n, err, sizeof err), 0, "%s", err);
+    free(x);
+    return in;
 }
 
-static elem_t parse_sum(const char *out, const char *key)
+/* The number after `key` in a program's line of results. */
+static double parse(const struct result *r, const char *key)
 {
-    const char *at = strstr(out, key);
-    cr_assert_not_null(at, "no '%s' in: %s", key, out);
-    return (elem_t)strtod(at + strlen(key), NULL);
-}
-
-#ifdef REDUCE_FLOAT
-static double parse_double(const char *out, const char *key)
-{
-    const char *at = strstr(out, key);
-    cr_assert_not_null(at, "no '%s' in: %s", key, out);
+    const char *at = strstr(r->out, key);
+    cr_assert_not_null(at, "no '%s' in: %s%s", key, r->out, r->err);
     return strtod(at + strlen(key), NULL);
 }
 
-/* Every program gets --block 1024 (or the one block it takes): its sum must lie within any order's
- * bound, and its exact check (quarters, main.c) must pass. And as their lessons say, steps 03, 04 and 05 then add in the same order (2047 elements: step05
- * runs one block, and its one atomicAdd lands on 0), so they must print the same bits; the others
- * may not. */
-Test(all_stages, each_sum_within_its_bound_from_the_same_npy_file)
+/* Runs `prog` with args, which give it the file `in`, and checks its line of results: exit status
+ * 0, n and result=ok; int32: the loop's sum and reference; float32: the double reference, a sum
+ * within any order's bound of it, and the exact check (quarters, main.c). Returns the sum. */
+static elem_t expect_sum(const char *prog, char *const *args, const struct input *in)
+{
+    struct result r;
+    run(prog, args, false, &r);
+    cr_expect_eq(r.status, 0, "%s exited %d: %s%s", prog, r.status, r.out, r.err);
+    char n_is[32];
+    snprintf(n_is, sizeof n_is, " n=%zu ", in->n);
+    cr_expect(strstr(r.out, n_is) && strstr(r.out, " result=ok"), "%s: %s", prog, r.out);
+    elem_t sum = (elem_t)parse(&r, " sum=");
+#ifdef REDUCE_FLOAT
+    cr_expect(parse(&r, " ref=") == in->ref, "%s: reference not %.17g: %s", prog, in->ref, r.out);
+    double bound = float_sum_bound(in->n, in->n - 1, in->scale);
+    cr_expect(fabs((double)sum - in->ref) <= bound,
+              "%s: sum %.9g is more than the bound %.3g from %.17g: %s", prog, (double)sum, bound,
+              in->ref, r.out);
+    cr_expect(strstr(r.out, " exact_check=ok") != NULL, "%s: %s", prog, r.out);
+#else
+    cr_expect_eq(sum, in->loop, "%s: %s", prog, r.out);
+    cr_expect_eq((elem_t)parse(&r, " ref="), in->loop, "%s: %s", prog, r.out);
+#endif
+    return sum;
+}
+
+/* Every program gets 2047 elements, which every stage takes, the single-block ones too, with
+ * --block 1024 (or the one block it takes). step00 prints its loop's bits; and as their lessons
+ * say, steps 03, 04 and 05 then add in the same order (step05 runs one block, and its one
+ * atomicAdd lands on 0), so even in float32 they must print the same bits; the others may not. */
+Test(all_stages, every_sum_from_the_same_npy_file)
 {
     require_gpu();
-    const size_t n = 2047; /* every stage takes it, single-block ones too */
-    double ref, scale;
-    elem_t loop, sums[MAX_STAGES];
-    const char *path = write_input(n, &loop, &ref, &scale);
-    char args[256], out[4096];
+    struct input in = write_input(2047);
+    elem_t sums[MAX_STAGES];
     stages_load();
     for (int s = 0; s < n_stages; ++s) {
-        snprintf(args, sizeof args, "--input %s --reps 3 --block %u", path,
-                 stages[s].fixed_block ? stages[s].fixed_block : 1024);
-        int status = run(stages[s].program, args, out, sizeof out);
-        cr_expect_eq(status, 0, "%s exited %d: %s", stages[s].program, status, out);
-        cr_expect(strstr(out, "result=ok") != NULL, "%s: %s", stages[s].program, out);
-        cr_expect(parse_double(out, " ref=") == ref, "%s: reference not %.17g: %s",
-                  stages[s].program, ref, out);
-        sums[s] = parse_sum(out, " sum=");
-        double bound = float_sum_bound(n, n - 1, scale);
-        cr_expect(fabs((double)sums[s] - ref) <= bound,
-                  "%s: sum %.9g is more than the bound %.3g from %.17g: %s", stages[s].program,
-                  (double)sums[s], bound, ref, out);
-        cr_expect(strstr(out, " exact_check=ok") != NULL, "%s: %s", stages[s].program, out);
+        char block[16];
+        snprintf(block, sizeof block, "%u", stages[s].fixed_block ? stages[s].fixed_block : 1024);
+        sums[s] = expect_sum(stages[s].program,
+                             LINE("--input", in.path, "--reps", "3", "--block", block), &in);
     }
-    cr_expect(sums[stage_index("step00")] == loop, "step00: sum %.9g, its loop gives %.9g",
-              (double)sums[stage_index("step00")], (double)loop);
+    cr_expect(sums[stage_index("step00")] == in.loop, "step00: sum %.9g, its loop gives %.9g",
+              (double)sums[stage_index("step00")], (double)in.loop);
     int s3 = stage_index("step03"), s4 = stage_index("step04"), s5 = stage_index("step05");
     cr_expect(sums[s3] == sums[s4] && sums[s4] == sums[s5],
               "steps 03, 04, 05 add in one order here, yet print %.9g, %.9g, %.9g",
               (double)sums[s3], (double)sums[s4], (double)sums[s5]);
-    unlink(path);
+    unlink(in.path);
 }
 
+/* step00 reads and sums a file on a machine without a GPU: its loop's bits, and the reference. */
 Test(all_stages, step00_sums_an_npy_file_without_a_gpu)
 {
-    const size_t n = 100003;
-    double ref, scale;
-    elem_t loop;
-    const char *path = write_input(n, &loop, &ref, &scale);
-    char args[256], out[4096];
-    snprintf(args, sizeof args, "--input %s --reps 3", path);
-    cr_expect_eq(run("step00", args, out, sizeof out), 0, "%s", out);
-    cr_expect_eq(parse_sum(out, " sum="), loop, "%s", out); /* the same loop, the same bits */
-    cr_expect(parse_double(out, " ref=") == ref, "reference not %.17g: %s", ref, out);
-    double bound = float_sum_bound(n, n - 1, scale);
-    cr_expect(fabs((double)loop - ref) <= bound, "sum %.9g, reference %.17g, bound %.3g",
-              (double)loop, ref, bound);
-    cr_expect(strstr(out, "n=100003 ") != NULL, "%s", out);
-    unlink(path);
+    struct input in = write_input(100003);
+    elem_t sum = expect_sum("step00", LINE("--input", in.path, "--reps", "3"), &in);
+    cr_expect_eq(sum, in.loop, "step00: sum %.9g, its loop gives %.9g", (double)sum,
+                 (double)in.loop);
+    unlink(in.path);
 }
-#else
-Test(all_stages, identical_sum_from_the_same_npy_file)
+
+/* --help needs no GPU: exit status 0, and the options listed. */
+Test(all_stages, help_lists_the_options)
 {
-    require_gpu();
-    elem_t ref;
-    /* 2047 elements: every stage takes them, the single-block ones too. */
-    const char *path = write_input(2047, &ref, NULL, NULL);
-    char args[256], out[4096];
-    snprintf(args, sizeof args, "--input %s --reps 3", path);
+    struct result r;
     stages_load();
     for (int s = 0; s < n_stages; ++s) {
-        int status = run(stages[s].program, args, out, sizeof out);
-        cr_expect_eq(status, 0, "%s exited %d: %s", stages[s].program, status, out);
-        cr_expect(strstr(out, "result=ok") != NULL, "%s: %s", stages[s].program, out);
-        cr_expect_eq(parse_sum(out, " sum="), ref, "%s: %s", stages[s].program, out);
+        run(stages[s].program, LINE("--help"), true, &r);
+        cr_expect_eq(r.status, 0, "%s --help: %s", stages[s].program, r.err);
+        cr_expect(strstr(r.out, "--block") != NULL, "%s --help: %s", stages[s].program, r.out);
     }
-    unlink(path);
-}
-
-Test(all_stages, step00_sums_an_npy_file_without_a_gpu)
-{
-    elem_t ref;
-    const char *path = write_input(100003, &ref, NULL, NULL);
-    char args[256], out[4096];
-    snprintf(args, sizeof args, "--input %s --reps 3", path);
-    cr_expect_eq(run("step00", args, out, sizeof out), 0, "%s", out);
-    cr_expect_eq(parse_sum(out, " sum="), ref, "%s", out);
-    cr_expect_eq(parse_sum(out, " ref="), ref, "%s", out);
-    cr_expect(strstr(out, "n=100003 ") != NULL, "%s", out);
-    unlink(path);
-}
-#endif
-
-/* Checked before any CUDA call: the same answers with or without a GPU. */
-Test(all_stages, bad_usage_is_one_sentence_and_exit_status_2)
-{
-    static const char *bad[] = {"--block 48",
-                                "--n -5",
-                                "--n 12x",
-                                "--reps 0",
-                                "--frobnicate",
-                                "--input /nonexistent/input.npy",
-                                "--n 5 --input x.npy",
-                                "extra"};
-    char out[4096];
-    stages_load();
-    for (int s = 0; s < n_stages; ++s) {
-        cr_expect_eq(run(stages[s].program, "--help", out, sizeof out), 0, "%s --help: %s",
-                     stages[s].program, out);
-        cr_expect(strstr(out, "--block") != NULL, "%s --help: %s", stages[s].program, out);
-        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
-            int status = run(stages[s].program, bad[b], out, sizeof out);
-            cr_expect_eq(status, 2, "%s %s exited %d: %s", stages[s].program, bad[b], status, out);
-            size_t len = strlen(out);
-            cr_expect(len > 10 && strchr(out, '\n') == out + len - 1, "%s %s: not one line: '%s'",
-                      stages[s].program, bad[b], out);
-        }
-        int status = run(stages[s].program, "--n 2049", out, sizeof out);
-        if (stages[s].single_block) {
-            cr_expect_eq(status, 2, "%s --n 2049 exited %d: %s", stages[s].program, status, out);
-            cr_expect(strstr(out, "n <= 2048") && strstr(out, "step05_segmented"), "%s", out);
-        }
-    }
-}
-
-Test(all_stages, malformed_npy_file_is_refused)
-{
-    char path[] = "/tmp/reduction-bad-XXXXXX.npy", out[4096], args[256];
-    int fd = mkstemps(path, 4);
-    cr_assert(fd >= 0);
-    cr_assert_eq(write(fd, "\x93NUMPY\x01\x00garbage", 15), 15);
-    close(fd);
-    snprintf(args, sizeof args, "--input %s", path);
-    stages_load();
-    for (int s = 0; s < n_stages; ++s)
-        cr_expect_eq(run(stages[s].program, args, out, sizeof out), 2, "%s: %s", stages[s].program,
-                     out);
-    unlink(path);
 }

@@ -7,16 +7,10 @@
  * the blocks' partial sums. In the float build every addition rounds, so a sum from any other
  * order, or with one element dropped or added twice, differs in its bits from the replay for all
  * but rare inputs: the GPU must give the replay's bits exactly, for n at every boundary of the
- * order (one vector, one warp, one block, one segment, the largest grid, a grid-stride loop of
- * several rounds). In the int32 build the replay is one more exact sum to agree with.
+ * order. In the int32 build the replay is one more exact sum to agree with.
  * Criterion runs each n as its own case (ParameterizedTest), so a failure names it. */
-#include <criterion/criterion.h>
-#include <criterion/parameterized.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "gpu_test.h"
 #include "harness.h"
+#include "test_util.h"
 
 /* step08's constants, as its lesson states them. */
 enum { BLOCK = 256, MAX_GRID = 1024, COARSE_FACTOR = 2, WARP = 32 };
@@ -83,40 +77,20 @@ static elem_t replay(const elem_t *x, size_t n)
     return sum;
 }
 
-/* An element's bits, to print. */
-static unsigned int bits(elem_t x)
-{
-    unsigned int u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
+/* Case i's n, at every boundary of the order (FIRST: one vector, one warp, one block, one segment,
+ * the largest grid, a grid-stride loop of several rounds: 2^24 + 3, 2^28 + 5), then 2^k - 1 and
+ * 2^k + 1 for every k to 27. */
+static const size_t FIRST[] = {0,   1,   2,    3,    4,      5,        7,        33,
+                               255, 257, 1000, 4097, 100003, 16777219, 268435461};
+#define CASES (COUNT(FIRST) + 2 * 27)
 
-/* Sizes at the order's boundaries: 2^k - 1 and 2^k + 1 for every k to 2^27, and more. */
 static size_t case_n(size_t i)
 {
-    static const size_t FIRST[] = {0,
-                                   1,
-                                   2,
-                                   3,
-                                   4,
-                                   5,
-                                   7,
-                                   33,
-                                   255,
-                                   257,
-                                   1000,
-                                   4097,
-                                   100003,
-                                   ((size_t)1 << 24) + 3,
-                                   ((size_t)1 << 28) + 5};
-    size_t first = sizeof FIRST / sizeof FIRST[0];
-    if (i < first)
+    if (i < COUNT(FIRST))
         return FIRST[i];
-    i -= first;
-    size_t k = 1 + i / 2; /* k = 1 .. 27 */
-    return ((size_t)1 << k) + (i % 2 ? 1 : -1);
+    i -= COUNT(FIRST);
+    return ((size_t)1 << (1 + i / 2)) + (i % 2 ? 1 : -1); /* k = 1 .. 27 */
 }
-#define CASES (15 + 2 * 27)
 
 ParameterizedTestParameters(deterministic, gpu_bits_are_the_replays)
 {
@@ -132,23 +106,20 @@ ParameterizedTest(size_t *i, deterministic, gpu_bits_are_the_replays)
 {
     require_gpu();
     size_t n = case_n(*i);
-    elem_t *x = malloc((n ? n : 1) * sizeof *x);
-    cr_assert_not_null(x);
     static const enum pattern PATTERNS[] = {PATTERN_FULL_RANGE, PATTERN_ALTERNATING};
     for (int p = 0; p < 2; ++p) {
-        input_fill(x, n, PATTERNS[p], 808 + *i);
+        elem_t *x = new_input(n, PATTERNS[p], 808 + *i);
         elem_t want = replay(x, n), got;
         gpu_run_stage(x, n, BLOCK, 0, &got, NULL);
-        cr_expect(memcmp(&got, &want, sizeof got) == 0,
-                  "n = %zu, %s input: the GPU gave %.9g (bits %08x), the replay of step08's "
-                  "order %.9g (bits %08x)",
-                  n, p ? "alternating" : "wide-range", (double)got, bits(got), (double)want,
-                  bits(want));
+        cr_expect(
+            memcmp(&got, &want, sizeof got) == 0,
+            "n = %zu, %s input: the GPU gave %.9g (%a), the replay of step08's order %.9g (%a)", n,
+            p ? "alternating" : "wide-range", (double)got, (double)got, (double)want, (double)want);
 #ifndef REDUCE_FLOAT
         cr_expect_eq(want, reduce_cpu(x, n), "n = %zu: the replay is not the exact sum", n);
 #endif
+        free(x);
     }
-    free(x);
 }
 
 /* The same bits on 100 runs: the timed path checks every repeat against the first run's sum. */
@@ -156,9 +127,7 @@ Test(deterministic, one_hundred_runs_same_bits)
 {
     require_gpu();
     size_t n = ((size_t)1 << 24) + 3;
-    elem_t *x = malloc(n * sizeof *x);
-    cr_assert_not_null(x);
-    input_fill(x, n, PATTERN_FULL_RANGE, 100);
+    elem_t *x = new_input(n, PATTERN_FULL_RANGE, 100);
     struct timing t;
     elem_t sum, want = replay(x, n);
     gpu_run_stage(x, n, BLOCK, 100, &sum, &t); /* 1 warm-up + 100 timed runs */
@@ -175,10 +144,8 @@ Test(deterministic, ticket_resets_between_launches)
     require_gpu();
     static const size_t N[] = {100003, 5, (size_t)1 << 22, 4096, 4097, 1, 3000000};
     size_t max = (size_t)1 << 22;
-    elem_t *x = malloc(max * sizeof *x);
-    cr_assert_not_null(x);
-    input_fill(x, max, PATTERN_FULL_RANGE, 5);
-    for (size_t k = 0; k < sizeof N / sizeof N[0]; ++k)
+    elem_t *x = new_input(max, PATTERN_FULL_RANGE, 5);
+    for (size_t k = 0; k < COUNT(N); ++k)
         for (int again = 0; again < 2; ++again) {
             elem_t got, want = replay(x, N[k]);
             gpu_run_stage(x, N[k], BLOCK, 2, &got, NULL);
@@ -189,19 +156,10 @@ Test(deterministic, ticket_resets_between_launches)
     free(x);
 }
 
-/* Any other block size is refused, in one sentence, before any CUDA call: no GPU needed. */
+/* The replay's block size is step08's, the only one it takes (test_step08's limit_on_n refuses
+ * every other, in one sentence, before any CUDA call): no GPU needed. */
 Test(deterministic, takes_its_block_size_only)
 {
-    char err[512] = "";
     cr_expect_eq(STAGE.fixed_block, BLOCK, "step08's block is %u, the replay's %d",
                  STAGE.fixed_block, BLOCK);
-    cr_expect_eq(options_check_n(1000, BLOCK, "step08_deterministic", &STAGE, err, sizeof err), 0,
-                 "%s", err);
-    for (unsigned int b = BLOCK_MIN; b <= BLOCK_MAX; b *= 2) {
-        if (b == BLOCK)
-            continue;
-        cr_expect_eq(options_check_n(1000, b, "step08_deterministic", &STAGE, err, sizeof err),
-                     EXIT_USAGE, "block %u was taken", b);
-        cr_expect(strstr(err, "depend on n alone") != NULL, "block %u: %s", b, err);
-    }
 }

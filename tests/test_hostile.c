@@ -9,112 +9,59 @@
  *     before it allocates anything or fills its input (gpu_check_memory), and exit 3 with one
  *     sentence that says "not enough device memory". Skipped without a CUDA device.
  *
- * Each program runs by fork and exec (no shell, so arguments can hold any byte), its stdout and
- * stderr captured apart, under a 30-second alarm that survives exec: a program that hangs on
- * an input fails the test instead of hanging it. */
+ * Each program runs under a 30-second alarm (stages.h: run): one that hangs fails the test. */
 #define _GNU_SOURCE /* mkstemps, setenv */
 #include <criterion/criterion.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "gpu_test.h"
 #include "harness.h"
-#include "npy.h"
 #include "stages.h"
 #include "test_util.h"
 
-#ifndef BUILD_DIR
-#define BUILD_DIR "build"
-#endif
+enum which { EVERY_STAGE, SINGLE_BLOCK, MULTI_BLOCK_GPU };
 
-#define ALARM_S 30
-
-struct result {
-    int status; /* the exit status, or -1 when killed by a signal */
-    int signal;
-    char out[4096], err[4096];
-};
-
-/* The first len - 1 bytes of a file, NUL-terminated. */
-static void slurp(int fd, char *buf, size_t len)
-{
-    lseek(fd, 0, SEEK_SET);
-    ssize_t got = read(fd, buf, len - 1);
-    buf[got > 0 ? got : 0] = '\0';
-}
-
-/* Runs BUILD_DIR/stage with args (NULL-terminated); hide_gpus sets CUDA_VISIBLE_DEVICES=-1. */
-static void run(const char *stage, char *const *args, int hide_gpus, struct result *r)
-{
-    char prog[256], out_path[] = "/tmp/hostile-out-XXXXXX", err_path[] = "/tmp/hostile-err-XXXXXX";
-    snprintf(prog, sizeof prog, "%s/%s", BUILD_DIR, stage);
-    cr_assert(access(prog, X_OK) == 0, "%s is not built", prog);
-    int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
-    cr_assert(out_fd >= 0 && err_fd >= 0, "mkstemp failed");
-    unlink(out_path);
-    unlink(err_path);
-    char *argv[32];
-    size_t argc = 0;
-    argv[argc++] = prog;
-    for (; args[argc - 1] != NULL && argc < COUNT(argv) - 1; ++argc)
-        argv[argc] = args[argc - 1];
-    argv[argc] = NULL;
-
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert(pid >= 0, "fork failed");
-    if (pid == 0) {
-        dup2(out_fd, STDOUT_FILENO);
-        dup2(err_fd, STDERR_FILENO);
-        if (hide_gpus)
-            setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
-        alarm(ALARM_S); /* a pending alarm survives exec: a hang ends in SIGALRM */
-        execv(prog, argv);
-        _exit(127);
-    }
-    int status;
-    cr_assert(waitpid(pid, &status, 0) == pid);
-    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    slurp(out_fd, r->out, sizeof r->out);
-    slurp(err_fd, r->err, sizeof r->err);
-    close(out_fd);
-    close(err_fd);
-}
-
-/* Exit status `want`, nothing on stdout, exactly one line on stderr; for a usage error (2), that
- * line starts with the stage's name, as main.c writes it. (gpu.cu's device-memory sentence, exit
- * 3, has no such prefix.) */
-static void expect_one_line(int s, char *const *args, const struct result *r, int want)
+/* Runs each stage of `which` with args, GPUs hidden or not, and expects: exit status `want`
+ * (EXIT_USAGE, EXIT_NO_GPU, or -1 for either), nothing on stdout, exactly one line on stderr that
+ * holds each of `needles` (NULL-terminated; NULL: none). For a usage error (2) that line starts
+ * with the stage's name, as main.c writes it; gpu.cu's sentences (exit 3) have no such prefix. */
+static void expect_refused(enum which which, char *const *args, bool hide_gpus, int want,
+                           char *const *needles)
 {
     const char *line = show_args(args);
-    cr_expect_eq(r->signal, 0, "%s %s: killed by signal %d%s", stages[s].program, line, r->signal,
-                 r->signal == SIGALRM ? " (hung)" : "");
-    cr_expect_eq(r->status, want, "%s %s: exit status %d, expected %d: %s", stages[s].program, line,
-                 r->status, want, r->err);
-    cr_expect_str_empty(r->out, "%s %s: wrote to stdout: %s", stages[s].program, line, r->out);
-    size_t len = strlen(r->err);
-    cr_expect(len > 10 && strchr(r->err, '\n') == r->err + len - 1,
-              "%s %s: stderr is not one line: '%s'", stages[s].program, line, r->err);
-    if (want != EXIT_USAGE)
-        return;
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "%s: ", stages[s].name);
-    cr_expect(strncmp(r->err, prefix, strlen(prefix)) == 0, "%s %s: does not start with '%s': %s",
-              stages[s].program, line, prefix, r->err);
+    struct result r;
+    stages_load();
+    for (int s = 0; s < n_stages; ++s) {
+        const char *prog = stages[s].program;
+        if ((which == SINGLE_BLOCK && !stages[s].single_block) ||
+            (which == MULTI_BLOCK_GPU && (!stages[s].on_gpu || stages[s].single_block)))
+            continue;
+        run(prog, args, hide_gpus, &r);
+        int status = want >= 0 ? want : r.status == EXIT_USAGE ? EXIT_USAGE : EXIT_NO_GPU;
+        cr_expect_eq(r.signal, 0, "%s %s: killed by signal %d%s", prog, line, r.signal,
+                     r.signal == SIGALRM ? " (hung)" : "");
+        cr_expect_eq(r.status, status, "%s %s: exit status %d, expected %d: %s", prog, line,
+                     r.status, status, r.err);
+        cr_expect_str_empty(r.out, "%s %s: wrote to stdout: %s", prog, line, r.out);
+        size_t len = strlen(r.err);
+        cr_expect(len > 10 && strchr(r.err, '\n') == r.err + len - 1,
+                  "%s %s: stderr is not one line: '%s'", prog, line, r.err);
+        for (char *const *needle = needles; needle && *needle; ++needle)
+            cr_expect_not_null(strstr(r.err, *needle), "%s %s: no '%s' in: %s", prog, line, *needle,
+                               r.err);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%s: ", stages[s].name);
+        cr_expect(status != EXIT_USAGE || strncmp(r.err, prefix, strlen(prefix)) == 0,
+                  "%s %s: does not start with '%s': %s", prog, line, prefix, r.err);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Refused before any CUDA call                                                               */
-
-#define LINE(...) ((char *[]){__VA_ARGS__, NULL})
 
 Test(hostile, bad_command_lines_exit_2_before_cuda)
 {
@@ -160,53 +107,37 @@ Test(hostile, bad_command_lines_exit_2_before_cuda)
         LINE(""),
         LINE("--", "--n", "5"),
     };
-    struct result r;
-    stages_load();
-    for (int s = 0; s < n_stages; ++s)
-        for (size_t l = 0; l < COUNT(lines); ++l) {
-            run(stages[s].program, lines[l], 1, &r);
-            expect_one_line((int)s, lines[l], &r, EXIT_USAGE);
-        }
+    for (size_t l = 0; l < COUNT(lines); ++l)
+        expect_refused(EVERY_STAGE, lines[l], true, EXIT_USAGE, NULL);
 }
 
-/* A single-block stage refuses an n beyond one block, and says which stage to use. */
+/* A single-block stage refuses an n beyond one block, names its limit (its default block: 1024),
+ * and says which stage to use. */
 Test(hostile, single_block_limit_exit_2_before_cuda)
 {
-    char *const *lines[] = {LINE("--n", "40000000000"), LINE("--n", "2049"),
-                            LINE("--block", "32", "--n", "65")};
-    struct result r;
-    stages_load();
-    for (int s = 0; s < n_stages; ++s) {
-        if (!stages[s].single_block)
-            continue;
-        for (size_t l = 0; l < COUNT(lines); ++l) {
-            run(stages[s].program, lines[l], 1, &r);
-            expect_one_line((int)s, lines[l], &r, EXIT_USAGE);
-            cr_expect_not_null(strstr(r.err, "step05_segmented"), "%s: %s", stages[s].program,
-                               r.err);
-        }
-    }
+    char *const *past_2048 = LINE("n <= 2048", "step05_segmented");
+    expect_refused(SINGLE_BLOCK, LINE("--n", "40000000000"), true, EXIT_USAGE, past_2048);
+    expect_refused(SINGLE_BLOCK, LINE("--n", "2049"), true, EXIT_USAGE, past_2048);
+    expect_refused(SINGLE_BLOCK, LINE("--block", "32", "--n", "65"), true, EXIT_USAGE,
+                   LINE("n <= 64", "step05_segmented"));
 }
 
-/* Hostile .npy files through --input: each refused with one line, before any CUDA call. */
-static const char *write_file(const void *bytes, size_t len)
-{
-    static char path[64];
-    strcpy(path, "/tmp/hostile-XXXXXX.npy");
-    int fd = mkstemps(path, 4);
-    cr_assert(fd >= 0, "mkstemps failed");
-    cr_assert_eq(write(fd, bytes, len), (ssize_t)len);
-    close(fd);
-    return path;
-}
-
-Test(hostile, bad_npy_files_exit_2_before_cuda)
-{
 #ifdef REDUCE_FLOAT
 #define DESCR "<f4"
 #else
 #define DESCR "<i4"
 #endif
+
+/* A file with these bytes through --input: refused with one line, before any CUDA call. */
+static void expect_file_refused(const void *bytes, size_t len)
+{
+    char *path = write_file(bytes, len);
+    expect_refused(EVERY_STAGE, LINE("--input", path), true, EXIT_USAGE, NULL);
+    unlink(path);
+}
+
+Test(hostile, bad_npy_files_exit_2_before_cuda)
+{
     static const struct {
         const char *dict;
         size_t data_len;
@@ -220,32 +151,12 @@ Test(hostile, bad_npy_files_exit_2_before_cuda)
         {"", 0},
     };
     static unsigned char file[512];
-    struct result r;
-    for (size_t f = 0; f < COUNT(files); ++f) {
-        size_t len = npy_build(file, sizeof file, 1, 0, files[f].dict, strlen(files[f].dict), NULL,
-                               files[f].data_len);
-        const char *path = write_file(file, len);
-        char *args[] = {"--input", (char *)path, NULL};
-        stages_load();
-        for (int s = 0; s < n_stages; ++s) {
-            run(stages[s].program, args, 1, &r);
-            expect_one_line((int)s, args, &r, EXIT_USAGE);
-        }
-        unlink(path);
-    }
-    /* an empty file, and a 4 GiB header_len on a 12-byte file */
-    const char *tiny[] = {"", "\x93NUMPY\x02\x00\xff\xff\xff\xff"};
-    const size_t tiny_len[] = {0, 12};
-    for (size_t f = 0; f < COUNT(tiny); ++f) {
-        const char *path = write_file(tiny[f], tiny_len[f]);
-        char *args[] = {"--input", (char *)path, NULL};
-        stages_load();
-        for (int s = 0; s < n_stages; ++s) {
-            run(stages[s].program, args, 1, &r);
-            expect_one_line((int)s, args, &r, EXIT_USAGE);
-        }
-        unlink(path);
-    }
+    for (size_t f = 0; f < COUNT(files); ++f)
+        expect_file_refused(file, npy_build(file, sizeof file, 1, 0, files[f].dict,
+                                            strlen(files[f].dict), NULL, files[f].data_len));
+    expect_file_refused("", 0);                                   /* an empty file */
+    expect_file_refused("\x93NUMPY\x02\x00\xff\xff\xff\xff", 12); /* a 4 GiB header_len */
+    expect_file_refused("\x93NUMPY\x01\x00garbage", 15); /* header_len 24935, in 15 bytes */
 }
 
 /* A valid .npy file of 2^37 elements (512 GiB, sparse: no disk is used) given to a GPU stage on a
@@ -258,54 +169,29 @@ Test(hostile, huge_npy_file_without_a_gpu_is_not_read)
     char dict[128];
     snprintf(dict, sizeof dict, "{'descr': '" DESCR "', 'fortran_order': False, 'shape': (%zu,), }",
              n);
-    const char *path =
-        write_file(file, npy_build(file, sizeof file, 1, 0, dict, strlen(dict), NULL, 0));
+    char *path = write_file(file, npy_build(file, sizeof file, 1, 0, dict, strlen(dict), NULL, 0));
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
     if (truncate(path, st.st_size + (off_t)(n * sizeof(elem_t))) != 0) {
         unlink(path);
         cr_skip_test("this file system cannot hold a sparse 512 GiB file.");
     }
-    char *args[] = {"--input", (char *)path, "--reps", "1", NULL};
-    struct result r;
-    stages_load();
-    for (int s = 0; s < n_stages; ++s) {
-        if (!stages[s].on_gpu || stages[s].single_block)
-            continue;
-        run(stages[s].program, args, 1, &r); /* CUDA_VISIBLE_DEVICES=-1: no GPU */
-        expect_one_line(s, args, &r, EXIT_NO_GPU);
-        cr_expect_not_null(strstr(r.err, "no CUDA device"), "%s: %s", stages[s].program, r.err);
-    }
+    expect_refused(MULTI_BLOCK_GPU, LINE("--input", path, "--reps", "1"), true, EXIT_NO_GPU,
+                   LINE("no CUDA device")); /* CUDA_VISIBLE_DEVICES=-1: no GPU */
     unlink(path);
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* More elements than the device has memory for                                              */
 
-/* Each multi-block GPU stage with this n: exit 3, one sentence about device memory. */
-static void expect_not_enough_device_memory(const char *n)
-{
-    char *args[] = {"--n", (char *)n, "--reps", "1", NULL};
-    struct result r;
-    stages_load();
-    for (int s = 0; s < n_stages; ++s) {
-        if (!stages[s].on_gpu || stages[s].single_block)
-            continue;
-        run(stages[s].program, args, 0, &r);
-        expect_one_line((int)s, args, &r, EXIT_NO_GPU);
-        cr_expect_not_null(strstr(r.err, "not enough device memory"), "%s --n %s: %s",
-                           stages[s].program, n, r.err);
-        cr_expect_not_null(strstr(r.err, "--n"), "%s --n %s: says not what to do: %s",
-                           stages[s].program, n, r.err);
-    }
-}
-
 /* 10^13 elements, 4 * 10^13 bytes (36 TiB): beyond any GPU for years. The check comes before the
- * host fills an input of that size, so the test takes milliseconds, not hours. */
+ * host fills an input of that size, so the test takes milliseconds, not hours. The sentence says
+ * what to do: a smaller --n. */
 Test(hostile, n_beyond_device_memory_exit_3)
 {
     require_gpu();
-    expect_not_enough_device_memory("10000000000000");
+    expect_refused(MULTI_BLOCK_GPU, LINE("--n", "10000000000000", "--reps", "1"), false,
+                   EXIT_NO_GPU, LINE("not enough device memory", "--n"));
 }
 
 /* The issue's example, 4 * 10^10 elements = 1.6 * 10^11 bytes = 149 GiB: more than an H100 or H200
@@ -318,7 +204,8 @@ Test(hostile, n_40_billion_exit_3)
     if (free_bytes >= (size_t)40000000000 * sizeof(elem_t))
         cr_skip_test("the device has %.0f GiB free: 40000000000 elements fit.",
                      free_bytes / 1073741824.0);
-    expect_not_enough_device_memory("40000000000");
+    expect_refused(MULTI_BLOCK_GPU, LINE("--n", "40000000000", "--reps", "1"), false, EXIT_NO_GPU,
+                   LINE("not enough device memory", "--n"));
 }
 
 /* The largest n the options take, SIZE_MAX / 4: its bytes are 2^64 - 4, and adding the L2 flush
@@ -329,14 +216,5 @@ Test(hostile, n_at_the_address_limit_is_refused)
     require_gpu();
     char n[32];
     snprintf(n, sizeof n, "%zu", SIZE_MAX / sizeof(elem_t));
-    char *args[] = {"--n", n, "--reps", "1", NULL};
-    struct result r;
-    stages_load();
-    for (int s = 0; s < n_stages; ++s) {
-        if (!stages[s].on_gpu || stages[s].single_block)
-            continue;
-        run(stages[s].program, args, 0, &r);
-        expect_one_line((int)s, args, &r, r.status == EXIT_USAGE ? EXIT_USAGE : EXIT_NO_GPU);
-        cr_expect(strstr(r.err, "not enough"), "%s --n %s: %s", stages[s].program, n, r.err);
-    }
+    expect_refused(MULTI_BLOCK_GPU, LINE("--n", n, "--reps", "1"), false, -1, LINE("not enough"));
 }

@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "gpu_test.h"
 #include "multi_gpu.h"
 #include "test_util.h"
 
@@ -41,73 +40,57 @@ Test(multi_gpu, bus_bandwidth_is_nccl_tests_definition)
     cr_assert_float_eq(busbw_gbps(1000000000, 2.0, 8), 875.0, 1e-9);
 }
 
-/* ---- One array over G GPUs: the exact int32 sum on every GPU. ---- */
-struct sum_case {
-    size_t n;
-    enum pattern pattern;
-};
-
+/* ---- One array over G GPUs: the exact int32 sum on every GPU, of small values and of any bit
+ * patterns (the sum wraps). n = 0, n < G, n not divisible by G, a partial vector, several blocks, a
+ * grid-stride loop. ---- */
 ParameterizedTestParameters(multi_gpu, every_gpu_holds_the_exact_sum)
 {
-    /* n = 0, n < G, n not divisible by G, a partial vector, several blocks, a grid-stride loop. */
-    const size_t ns[] = {0, 1, 2, 3, 5, 7, 9, 1000003, ((size_t)1 << 24) + 3};
-    struct sum_case *cases = alloc_params(2 * COUNT(ns), sizeof *cases);
-    for (size_t k = 0; k < COUNT(ns); ++k) {
-        cases[2 * k] = (struct sum_case){ns[k], PATTERN_SMALL};
-        cases[2 * k + 1] = (struct sum_case){ns[k], PATTERN_FULL_RANGE}; /* the sum wraps */
-    }
-    return cr_make_param_array(struct sum_case, cases, 2 * COUNT(ns), free_params);
+    static size_t ns[] = {0, 1, 2, 3, 5, 7, 9, 1000003, ((size_t)1 << 24) + 3};
+    return cr_make_param_array(size_t, ns, COUNT(ns));
 }
 
-ParameterizedTest(struct sum_case *c, multi_gpu, every_gpu_holds_the_exact_sum)
+ParameterizedTest(size_t *n, multi_gpu, every_gpu_holds_the_exact_sum)
 {
     require_gpu();
-    elem_t *x = malloc(c->n ? c->n * sizeof *x : 1);
-    cr_assert_not_null(x);
-    input_fill(x, c->n, c->pattern, 7 + c->n);
-    elem_t ref = reduce_cpu(x, c->n), sums[MAX_GPUS];
-    for (int gpus = 1; gpus <= team_visible() && gpus <= 8; ++gpus) {
-        struct team *team = team_open(gpus);
-        multi_gpu_sum(team, x, c->n, 0, sums, NULL);
-        for (int g = 0; g < gpus; ++g)
-            cr_assert_eq(sums[g], ref, "n = %zu, pattern %d, G = %d: GPU %d holds %d, not %d", c->n,
-                         (int)c->pattern, gpus, g, sums[g], ref);
-        team_close(team);
+    static const enum pattern PATTERNS[] = {PATTERN_SMALL, PATTERN_FULL_RANGE};
+    for (int p = 0; p < 2; ++p) {
+        elem_t *x = new_input(*n, PATTERNS[p], 7 + *n);
+        elem_t ref = reduce_cpu(x, *n), sums[MAX_GPUS];
+        for (int gpus = 1; gpus <= team_visible() && gpus <= 8; ++gpus) {
+            struct team *team = team_open(gpus);
+            multi_gpu_sum(team, x, *n, 0, sums, NULL);
+            for (int g = 0; g < gpus; ++g)
+                cr_assert_eq(sums[g], ref, "n = %zu, pattern %d, G = %d: GPU %d holds %d, not %d",
+                             *n, (int)PATTERNS[p], gpus, g, sums[g], ref);
+            team_close(team);
+        }
+        free(x);
     }
-    free(x);
 }
 
-/* ---- The all-reduce of a vector: every element on every GPU, bit for bit. ---- */
-struct vector_case {
-    size_t count;
-    bool is_float;
-};
-
+/* ---- The all-reduce of a vector, int32 and float32: every element on every GPU, bit for bit. */
 ParameterizedTestParameters(multi_gpu, allreduce_gives_every_gpu_the_sum)
 {
-    const size_t counts[] = {1, 255, 256, 1000003};
-    struct vector_case *cases = alloc_params(2 * COUNT(counts), sizeof *cases);
-    for (size_t k = 0; k < COUNT(counts); ++k) {
-        cases[2 * k] = (struct vector_case){counts[k], false};
-        cases[2 * k + 1] = (struct vector_case){counts[k], true};
-    }
-    return cr_make_param_array(struct vector_case, cases, 2 * COUNT(counts), free_params);
+    static size_t counts[] = {1, 255, 256, 1000003};
+    return cr_make_param_array(size_t, counts, COUNT(counts));
 }
 
-ParameterizedTest(struct vector_case *c, multi_gpu, allreduce_gives_every_gpu_the_sum)
+ParameterizedTest(size_t *count, multi_gpu, allreduce_gives_every_gpu_the_sum)
 {
     require_gpu();
-    for (int gpus = 1; gpus <= team_visible() && gpus <= 8; ++gpus) {
-        struct team *team = team_open(gpus);
-        double ms, latency_ms;
-        size_t wrong;
-        multi_gpu_allreduce(team, c->count, c->is_float, 3, 1, &ms, &latency_ms, &wrong);
-        cr_assert_eq(wrong, 0, "%s, %zu elements, G = %d: %zu elements wrong",
-                     c->is_float ? "float32" : "int32", c->count, gpus, wrong);
-        /* Both times measured something: a time of 0, NaN or infinity is a bug in the timing. */
-        cr_assert(ms > 0.0 && isfinite(ms), "%zu elements, G = %d: time_ms %g", c->count, gpus, ms);
-        cr_assert(latency_ms > 0.0 && isfinite(latency_ms), "%zu elements, G = %d: latency_ms %g",
-                  c->count, gpus, latency_ms);
-        team_close(team);
-    }
+    for (int is_float = 0; is_float < 2; ++is_float)
+        for (int gpus = 1; gpus <= team_visible() && gpus <= 8; ++gpus) {
+            struct team *team = team_open(gpus);
+            double ms, latency_ms;
+            size_t wrong;
+            multi_gpu_allreduce(team, *count, is_float, 3, 1, &ms, &latency_ms, &wrong);
+            cr_assert_eq(wrong, 0, "%s, %zu elements, G = %d: %zu elements wrong",
+                         is_float ? "float32" : "int32", *count, gpus, wrong);
+            /* Both times measured something: 0, NaN or infinity is a bug in the timing. */
+            cr_assert(ms > 0.0 && isfinite(ms), "%zu elements, G = %d: time_ms %g", *count, gpus,
+                      ms);
+            cr_assert(latency_ms > 0.0 && isfinite(latency_ms),
+                      "%zu elements, G = %d: latency_ms %g", *count, gpus, latency_ms);
+            team_close(team);
+        }
 }

@@ -2,18 +2,14 @@
  *
  * The stage's sum must equal step00's sequential loop exactly, for every n it accepts: 0 (the
  * identity, no launch), 1, around warp and block boundaries, non-powers of two, and on the
- * multi-block stages past one block, past 2^20 and past 2^24; for several block sizes; on three
+ * multi-block stages past one block, 2^20, 2^24, 2^31 and 2^32; for several block sizes; on three
  * input patterns. int32 wraps identically on both sides, so even full-range input has one exact
- * sum. Each (pattern, n, block) is a test case of its own (a Criterion parameterized test), run
- * and reported on its own: a failure names its n, block, pattern and seed.
- *
- * The float32 build (make TYPE=float test) runs the same tests, but a float sum depends on the
- * order of its additions and every stage has its own (common/FLOAT.md). There each case checks
- * two things: the sum of the case's input lies within the bound that holds for any order of n
- * additions (float_sum_bound with d = n - 1, common/tolerance.c) of a double-precision reference;
- * and the stage's sum of n quarters (PATTERN_QUARTERS), which every order gets exactly, is exact,
- * so that a dropped or doubled element fails as in the int32 build. Nothing here knows the
- * stage's order, so a stage may use any CUDA C it likes. */
+ * sum. A float sum depends on the order of its additions, and every stage has its own
+ * (common/FLOAT.md): in the float32 build (make TYPE=float test) each sum must lie within the
+ * bound that holds for any order of n additions (float_sum_bound with d = n - 1) of a
+ * double-precision reference, and a sum of quarters (PATTERN_QUARTERS), which every order gets
+ * exactly, must be exact, so that a dropped or doubled element fails as in the int32 build.
+ * Nothing here knows the stage's order, so a stage may use any CUDA C it likes. */
 #define _DEFAULT_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -21,24 +17,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu_test.h"
 #include "harness.h"
 #include "test_util.h"
 
-static const size_t SIZES[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048};
-static const size_t LARGE_SIZES[] = {2049, (1u << 20) + 1, (1u << 24) + 3}; /* multi-block only */
+/* The sizes (seed 1000 + i for SIZES[i]); a single-block stage takes those up to 2 x block only. */
+static const size_t SIZES[] = {
+    0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048, 2049, (1u << 20) + 1, (1u << 24) + 3};
 static const unsigned int BLOCKS[] = {32, 128, 256, 1024};
 
 #ifdef REDUCE_FLOAT
 #define FULL_RANGE_NAME "wide-range" /* input.c: a random int32 times 2^-8, up to 2^23, rounded */
+#define EXACT PATTERN_QUARTERS       /* the input whose sum every order gets exactly */
 #else
 #define FULL_RANGE_NAME "full-range"
+#define EXACT PATTERN_FULL_RANGE /* int32 sums every input exactly; this one wraps */
 #endif
 
-static const char *pattern_name(enum pattern p)
-{
-    return p == PATTERN_SMALL ? "small" : p == PATTERN_FULL_RANGE ? FULL_RANGE_NAME : "alternating";
-}
+/* enum pattern's first three, for failure messages. */
+static const char *const PATTERN_NAME[] = {"small", FULL_RANGE_NAME, "alternating"};
 
 /* The stage's sum of input[0..n): on the GPU through the harness, or step00's loop. */
 static elem_t stage_sum(elem_t *input, size_t n, unsigned int block)
@@ -52,8 +48,8 @@ static elem_t stage_sum(elem_t *input, size_t n, unsigned int block)
 }
 
 /* One case: the stage's sum of n elements of `pattern`, made from `seed`, with `block` threads a
- * block. Criterion runs each case in a process of its own and reports it on its own; a case holds
- * plain data only, since it is copied into that process. */
+ * block. Criterion runs each case in a process of its own and reports it on its own (a failure
+ * names its n, block, pattern and seed); a case holds plain data only, since it is copied there. */
 struct sum_case {
     enum pattern pattern;
     size_t n;
@@ -61,30 +57,18 @@ struct sum_case {
     uint64_t seed;
 };
 
-/* Appends to cases[*count] the case (n, block) for each block size the stage takes n with: a
- * single-block stage refuses n > 2 * block (see limit_on_n), so no such case is made. */
-static void add_cases(struct sum_case *cases, size_t *count, enum pattern pattern, size_t n,
-                      uint64_t seed)
-{
-    for (size_t b = 0; b < COUNT(BLOCKS); ++b)
-        if ((!STAGE.single_block || n <= 2 * (size_t)BLOCKS[b]) &&
-            (!STAGE.fixed_block || BLOCKS[b] == STAGE.fixed_block))
-            cases[(*count)++] = (struct sum_case){pattern, n, BLOCKS[b], seed};
-}
-
-/* The cases of one pattern: each of SIZES (seed 1000 + i) and, on a multi-block stage, each of
- * LARGE_SIZES (seed 2000 + i), with each block size the stage takes it with. Made when the tests
+/* The cases of one pattern: each size with each block size the stage takes it with (a single-block
+ * stage refuses n > 2 * block, see limit_on_n; step08 takes one block size). Made when the tests
  * start, from the stage under test (STAGE). */
 static struct criterion_test_params sum_cases(enum pattern pattern)
 {
-    struct sum_case *cases =
-        alloc_params((COUNT(SIZES) + COUNT(LARGE_SIZES)) * COUNT(BLOCKS), sizeof *cases);
+    struct sum_case *cases = alloc_params(COUNT(SIZES) * COUNT(BLOCKS), sizeof *cases);
     size_t count = 0;
     for (size_t i = 0; i < COUNT(SIZES); ++i)
-        add_cases(cases, &count, pattern, SIZES[i], 1000 + i);
-    if (!STAGE.single_block)
-        for (size_t i = 0; i < COUNT(LARGE_SIZES); ++i)
-            add_cases(cases, &count, pattern, LARGE_SIZES[i], 2000 + i);
+        for (size_t b = 0; b < COUNT(BLOCKS); ++b)
+            if ((!STAGE.single_block || SIZES[i] <= 2 * (size_t)BLOCKS[b]) &&
+                (!STAGE.fixed_block || BLOCKS[b] == STAGE.fixed_block))
+                cases[count++] = (struct sum_case){pattern, SIZES[i], BLOCKS[b], 1000 + i};
     return cr_make_param_array(struct sum_case, cases, count, free_params);
 }
 
@@ -96,16 +80,14 @@ static void check_sum(const struct sum_case *c)
         require_gpu();
     size_t n = c->n;
     unsigned int block = c->block;
-    elem_t *input = malloc(n ? n * sizeof *input : 1);
-    cr_assert_not_null(input);
-    input_fill(input, n, c->pattern, c->seed);
+    elem_t *input = new_input(n, c->pattern, c->seed);
     elem_t sum = stage_sum(input, n, block);
 #ifdef REDUCE_FLOAT
     double ref = reduce_double(input, n), bound = float_sum_bound(n, n - 1, sum_abs(input, n));
     cr_expect(fabs((double)sum - ref) <= bound,
               "%s: n = %zu, block = %u, %s input (seed %llu): sum %.9g, double reference %.17g: "
               "off by %.3g, more than any order's bound %.3g",
-              STAGE_NAME, n, block, pattern_name(c->pattern), (unsigned long long)c->seed,
+              STAGE_NAME, n, block, PATTERN_NAME[c->pattern], (unsigned long long)c->seed,
               (double)sum, ref, fabs((double)sum - ref), bound);
     input_fill(input, n, PATTERN_QUARTERS, c->seed);
     ref = reduce_double(input, n);
@@ -118,37 +100,26 @@ static void check_sum(const struct sum_case *c)
     elem_t ref = reduce_cpu(input, n);
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0,
               "%s: n = %zu, block = %u, %s input (seed %llu): sum %.17g, expected %.17g",
-              STAGE_NAME, n, block, pattern_name(c->pattern), (unsigned long long)c->seed,
+              STAGE_NAME, n, block, PATTERN_NAME[c->pattern], (unsigned long long)c->seed,
               (double)sum, (double)ref);
 #endif
     free(input);
 }
 
-ParameterizedTestParameters(stage, small_random_values)
-{
-    return sum_cases(PATTERN_SMALL);
-}
-ParameterizedTest(struct sum_case *c, stage, small_random_values)
-{
-    check_sum(c);
-}
+/* One parameterized test per input pattern: its cases (sum_cases), each checked by check_sum. */
+#define SUM_TEST(name, pattern)                                                                    \
+    ParameterizedTestParameters(stage, name)                                                       \
+    {                                                                                              \
+        return sum_cases(pattern);                                                                 \
+    }                                                                                              \
+    ParameterizedTest(struct sum_case *c, stage, name)                                             \
+    {                                                                                              \
+        check_sum(c);                                                                              \
+    }
+SUM_TEST(small_random_values, PATTERN_SMALL)
 /* int32: any bit pattern, and the sum wraps; float32: wide-range values, and the sums round. */
-ParameterizedTestParameters(stage, full_range_values)
-{
-    return sum_cases(PATTERN_FULL_RANGE);
-}
-ParameterizedTest(struct sum_case *c, stage, full_range_values)
-{
-    check_sum(c);
-}
-ParameterizedTestParameters(stage, alternating_signs)
-{
-    return sum_cases(PATTERN_ALTERNATING);
-}
-ParameterizedTest(struct sum_case *c, stage, alternating_signs)
-{
-    check_sum(c);
-}
+SUM_TEST(full_range_values, PATTERN_FULL_RANGE)
+SUM_TEST(alternating_signs, PATTERN_ALTERNATING)
 
 /* The same input gives the same bits every time: int32 addition is associative, so even the
  * stages whose atomics land in a different order each run must agree. The GPU repeats go through
@@ -162,13 +133,7 @@ Test(stage, repeats_are_bit_identical)
         require_gpu();
     size_t n = STAGE.single_block ? 2048 : ((size_t)1 << 22) + 7;
     unsigned int block = STAGE.fixed_block ? STAGE.fixed_block : 1024;
-    elem_t *input = malloc(n * sizeof *input);
-    cr_assert_not_null(input);
-#ifdef REDUCE_FLOAT
-    input_fill(input, n, PATTERN_QUARTERS, 7);
-#else
-    input_fill(input, n, PATTERN_FULL_RANGE, 7);
-#endif
+    elem_t *input = new_input(n, EXACT, 7);
     elem_t ref = reduce_cpu(input, n), sum = stage_sum(input, n, block);
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "wrong sum: %.9g, not %.9g", (double)sum,
               (double)ref);
@@ -184,24 +149,23 @@ Test(stage, repeats_are_bit_identical)
     free(input);
 }
 
-/* The stage's limits are checked before any CUDA call: no GPU needed. */
+/* The stage's limits, for every block size, are checked before any CUDA call: no GPU needed. */
 Test(stage, limit_on_n)
 {
     char err[512] = "";
-    for (size_t b = 0; b < COUNT(BLOCKS); ++b) {
-        size_t limit = 2 * (size_t)BLOCKS[b];
-        if (STAGE.fixed_block && BLOCKS[b] != STAGE.fixed_block) { /* step08: one block size */
-            cr_expect_eq(options_check_n(limit, BLOCKS[b], STAGE_NAME, &STAGE, err, sizeof err),
-                         EXIT_USAGE, "%s took block %u", STAGE_NAME, BLOCKS[b]);
-            cr_expect(strstr(err, "depend on n alone") != NULL, "message: %s", err);
+    for (unsigned int block = BLOCK_MIN; block <= BLOCK_MAX; block *= 2) {
+        size_t limit = 2 * (size_t)block;
+        int status = options_check_n(limit, block, STAGE_NAME, &STAGE, err, sizeof err);
+        if (STAGE.fixed_block && block != STAGE.fixed_block) { /* step08: one block size */
+            cr_expect_eq(status, EXIT_USAGE, "%s took block %u", STAGE_NAME, block);
+            cr_expect(strstr(err, "depend on n alone") != NULL, "block %u: %s", block, err);
             continue;
         }
-        cr_expect_eq(options_check_n(limit, BLOCKS[b], STAGE_NAME, &STAGE, err, sizeof err), 0,
-                     "%s", err);
-        int status = options_check_n(limit + 1, BLOCKS[b], STAGE_NAME, &STAGE, err, sizeof err);
+        cr_expect_eq(status, 0, "%s", err);
+        status = options_check_n(limit + 1, block, STAGE_NAME, &STAGE, err, sizeof err);
         if (STAGE.single_block) {
             cr_expect_eq(status, EXIT_USAGE, "%s took n = %zu with block %u", STAGE_NAME, limit + 1,
-                         BLOCKS[b]);
+                         block);
             cr_expect(strstr(err, "step05_segmented") != NULL, "message: %s", err);
         } else {
             cr_expect_eq(status, 0, "%s", err);
@@ -238,11 +202,7 @@ static void check_huge(size_t n)
     elem_t *input = malloc(held);
     if (input == NULL)
         cr_skip_test("not enough host memory for n = %zu: malloc failed.", n);
-#ifdef REDUCE_FLOAT
-    input_fill(input, n, PATTERN_QUARTERS, 31);
-#else
-    input_fill(input, n, PATTERN_SMALL, 31);
-#endif
+    input_fill(input, n, EXACT, 31);
     elem_t ref = reduce_cpu(input, n), sum = stage_sum(input, n, 256);
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "%s: n = %zu: sum %.17g, expected %.17g",
               STAGE_NAME, n, (double)sum, (double)ref);

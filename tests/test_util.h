@@ -1,7 +1,7 @@
 /* test_util.h: what several test programs need alike, written once: the length of an array, a
  * command line made printable for a failure message, a .npy file built byte by byte, memory for
- * the cases of a parameterized test, and random numbers from the harness's own generator
- * (splitmix64, common/input.c). */
+ * the cases of a parameterized test, random numbers from the harness's own generator
+ * (splitmix64, common/input.c), a test's input, and how a test asks for the GPU. */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
@@ -85,6 +85,27 @@ static inline void free_params(struct criterion_test_params *params)
 static inline uint32_t random_below(uint64_t *state, uint32_t below)
 {
     return (uint32_t)((splitmix64(state) >> 32) % below);
+}
+
+/* n elements of `pattern` made from `seed` (input_fill), in memory the caller frees. */
+static inline elem_t *new_input(size_t n, enum pattern pattern, uint64_t seed)
+{
+    elem_t *input = malloc(n ? n * sizeof *input : 1);
+    cr_assert_not_null(input, "no memory for %zu elements", n);
+    input_fill(input, n, pattern, seed);
+    return input;
+}
+
+/* Criterion runs every test in its own process: CUDA is initialised inside the test, never before
+ * the runner forks. A test skips only when the machine has no CUDA device, and says so; any other
+ * CUDA failure fails it. */
+static inline void require_gpu(void)
+{
+    char why[256];
+    int usable = gpu_available(why, sizeof why);
+    if (usable == 0)
+        cr_skip_test("GPU test skipped: %s.", why);
+    cr_assert_eq(usable, 1, "%s", why);
 }
 
 #endif
