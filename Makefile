@@ -5,10 +5,15 @@ TYPE ?= int#    element type: int (int32) or float (float32, built into build/fl
 NVCC ?= nvcc
 CC ?= gcc
 CXX ?= g++
+# Why there is no GPU here, if there is none: nvidia-smi, which comes with the driver, lists none,
+# or (without it) the driver is not there. It builds nothing, so a GPU-only target refuses at once.
+NO_GPU = $(shell if command -v nvidia-smi >/dev/null; then nvidia-smi -L 2>/dev/null | \
+  grep -q '^GPU ' || echo 'the driver sees no GPU: nvidia-smi -L lists none'; \
+  else ls /proc/driver/nvidia/gpus/* >/dev/null 2>&1 || echo 'no NVIDIA driver is installed'; fi)
 # Without a GPU nvcc cannot tell what 'native' is, and warns so for every file: build for the oldest
 # architecture it supports instead, and say so once (exported: the sub-makes inherit the choice).
 ifeq ($(ARCH),native)
-ifneq ($(shell bash common/have_gpu.sh >/dev/null 2>&1 || echo none),)
+ifneq ($(NO_GPU),)
 ARCH := $(or $(firstword $(shell $(NVCC) --list-gpu-code 2>/dev/null)),native)
 ifneq ($(filter-out diff help slides figures plot clean,$(or $(MAKECMDGOALS),all)),)
 $(info make: no GPU here, so ARCH=native means nothing: building for $(ARCH) (ARCH=sm_90: H100, H200).)
@@ -18,15 +23,13 @@ endif
 export ARCH
 , := ,# a comma, inside the arguments of $(call ...)
 
-ifeq ($(TYPE),int)
-BUILD ?= build
-TYPEFLAGS :=
-else ifeq ($(TYPE),float)
+ifeq ($(TYPE),float)
 BUILD ?= build/float
 TYPEFLAGS := -DREDUCE_FLOAT
-else
+else ifneq ($(TYPE),int)
 $(error TYPE must be int or float, not '$(TYPE)')
 endif
+BUILD ?= build
 
 # The stages: the folders stepNN_name/ with a reduce.c or reduce.cu, as common/stages.sh lists them
 # for every script and test (the tests get it as STAGE_LIST). step09_multi_gpu/ is a program of its
@@ -47,29 +50,24 @@ CXXFLAGS := -std=c++20 -O2 -Wall -Wextra -Icommon
 NVCCFLAGS := -std=c++20 -O3 -arch=$(ARCH) -lineinfo -Icommon $(TYPEFLAGS) \
              -Xcompiler -Wall,-Wextra,-fwrapv,-Wno-missing-field-initializers
 
-# Criterion: the vendored copy from `make deps` (tests/deps.sh --vendor) if there is one, else the
+# Criterion: the vendored copy from `make deps VENDOR=1` (tests/deps.sh) if there is one, else the
 # system's. The rpath lets build/test_* find the vendored libraries wherever the tree is copied,
 # from build/, build/float/ and the graded builds below them (build/float/grade/build/).
 CRITERION := third_party/criterion
 ifneq ($(wildcard $(CRITERION)/.done),)
 CRIT_CFLAGS := -I$(CRITERION)/include
-CRIT_LIBS := -L$(CRITERION)/lib -lcriterion -Xlinker -rpath-link=$(CRITERION)/lib \
-             -Xlinker --disable-new-dtags \
+CRIT_LIBS := -L$(CRITERION)/lib -Xlinker -rpath-link=$(CRITERION)/lib -Xlinker --disable-new-dtags \
              $(foreach up,.. ../.. ../../.. ../../../..,-Xlinker -rpath='$$ORIGIN/$(up)/$(CRITERION)/lib')
-else
-CRIT_CFLAGS :=
-CRIT_LIBS := -lcriterion
 endif
+CRIT_LIBS += -lcriterion
 
 OBJ := $(BUILD)/obj
 HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ)/tolerance.o \
            $(OBJ)/median.o
 GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o
-BINS := $(addprefix $(BUILD)/,$(SHORT))
 # Stage 9 (step09_multi_gpu/: one process, every GPU, NCCL's all-reduce) has its own main and needs
 # NCCL, which common/find_nccl.sh finds (NCCL_HOME= overrides). Without it, or in the float32
 # build, step09 is left out of all, run and test, which say why.
-ifneq ($(wildcard step09_multi_gpu/main.cu),)
 ifeq ($(TYPE),int)
 NCCL_FLAGS := $(shell bash common/find_nccl.sh 2>/dev/null)
 STEP09_WHY := $(if $(NCCL_FLAGS),,$(shell bash common/find_nccl.sh 2>&1 >/dev/null))
@@ -77,23 +75,22 @@ else
 STEP09_WHY := it is built in the int32 build (make step09); its all-reduce takes float32 at run time.
 endif
 STEP09 := $(if $(STEP09_WHY),,$(BUILD)/step09)
-ALL_SHORT := $(SHORT) step09
 TEST_STEP09 := $(if $(STEP09_WHY),,$(BUILD)/test_step09)
-else
-ALL_SHORT := $(SHORT)
-endif
+ALL_SHORT := $(SHORT) step09
 # step08's own test: the GPU gives the bits its order of additions says (tests/test_deterministic.c).
-DETERMINISTIC := $(if $(filter step08,$(SHORT)),$(BUILD)/test_deterministic)
+DETERMINISTIC := $(BUILD)/test_deterministic
 TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages \
          $(BUILD)/test_hostile $(DETERMINISTIC) $(TEST_STEP09)
 # Deliberately wrong kernels the lessons warn about: built and run only by `make sanitize`.
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
 .PHONY: all help run test deps diff bench plot profile sanitize accuracy accuracy-tables slides \
-        clean variants metrics figures grade mutants flush harris $(SHORT)
+        clean variants metrics figures grade mutants flush harris handout bench-step09 \
+        step09 $(SHORT)
 .DELETE_ON_ERROR:
 .SECONDARY:
 
+BINS := $(addprefix $(BUILD)/,$(SHORT))
 all: $(BINS) $(STEP09) ## build every stage into build/stepNN (step09 where NCCL is found)
 	@$(if $(STEP09_WHY),echo "make: step09 left out: $(STEP09_WHY)")
 
@@ -103,9 +100,7 @@ help: ## list the targets
 	    awk -F'\t' '{ printf "  %-14s %s\n", $$1, $$2 }'
 	@echo "  step00..$(lastword $(SHORT)) build one stage: make step04 && build/step04 --help; step09 (NCCL): make step09"
 
-$(SHORT): %: $(BUILD)/%
-.PHONY: step09 bench-step09
-step09: $(BUILD)/step09
+$(SHORT) step09: %: $(BUILD)/%
 bench-step09: $(BUILD)/step09 ## on GPUs: step09's all-reduce, 1 KiB..1 GiB (GPUS=G), into bench/<gpu>/allreduce.csv + .png
 	@bash bench/allreduce.sh $(BUILD) $(GPUS)
 
@@ -118,8 +113,6 @@ TEST_PROGS := $(if $(STEP),$(addprefix $(BUILD)/test_,$(filter $(TEST_STEPS),$(S
                 $(if $(filter step08,$(TEST_STEPS)),$(DETERMINISTIC)) \
                 $(if $(filter step09,$(TEST_STEPS)),$(TEST_STEP09)),$(TESTS))
 
-# tests/run.sh builds each test program (and a stage's build/stepNN) with its own $(MAKE) call, so
-# that one stage's compile error does not stop the others, runs it, and prints a per-stage report.
 test: deps ## build and run the Criterion tests, report per stage (STEP="04 05": those stages only)
 	@$(if $(filter-out $(ALL_SHORT),$(TEST_STEPS)),echo "make test: STEP must list stages from 00 to \
 	  $(patsubst step%,%,$(lastword $(ALL_SHORT))) (got '$(STEP)')." >&2; exit 2)
@@ -127,17 +120,15 @@ test: deps ## build and run the Criterion tests, report per stage (STEP="04 05":
 	@MAKE='$(MAKE)' bash tests/run.sh $(BUILD) $(TEST_PROGS)
 
 deps: ## install Criterion (as root, from Debian packages); VENDOR=1: copy it into third_party/ for a machine without network
-	@if [ -n "$(VENDOR)" ]; then bash tests/deps.sh --vendor; \
-	 elif [ -f $(CRITERION)/.done ]; then echo "deps: using the vendored Criterion in $(CRITERION)"; \
-	 else bash tests/deps.sh; fi
+	@bash tests/deps.sh $(if $(VENDOR),--vendor)
 
 diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04)
 	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT)))" >&2; exit 2; }
 	@bash common/diff.sh $(STEP)
 
-# The GPU-only targets ask the driver for a GPU before they build anything (common/have_gpu.sh):
-# without one they say so in one sentence, at once, and exit 3.
-have_gpu = bash common/have_gpu.sh "make $(1)" "$(2)"
+# The GPU-only targets ask the driver for a GPU (NO_GPU) before they build anything: without one
+# they say so in one sentence, at once, and exit 3.
+have_gpu = $(if $(NO_GPU),echo "make $(1): no CUDA device ($(NO_GPU)): $(2)." >&2; exit 3,:)
 
 # make bench STEP="07 08": those stages only, their rows replaced in the CSV. float32 has its own CSV.
 # Stages 02 and 03 take one block; their lessons are timed at scale by their segmented variants
@@ -230,7 +221,6 @@ figures: ## draw each stage's thread-to-data mapping into figures/stepNN.png (fi
 slides: ## the lecture deck build/slides/reduction.pdf (stages 0-7) and appendix.pdf (8-9), pandoc + Beamer
 	@bash slides/build.sh
 
-.PHONY: handout
 handout: ## the students' starting point, no solutions: build/handout/reduction/ and its .tar.gz
 	@bash common/handout.sh build/handout
 
@@ -238,6 +228,9 @@ clean: ## remove build/
 	rm -rf build
 
 # --- building -------------------------------------------------------------------------------
+LINK = $(NVCC) -arch=$(ARCH) $^ -o $@
+named = -DSTAGE_NAME='"$(call name,$*)"'# the program's stage: step04 -> "step04_smem"
+
 $(OBJ)/%.o: common/%.c common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -253,7 +246,8 @@ $(OBJ)/stage_step00.o: common/cpu_stage.c common/reduce.h | $(OBJ)
 	$(CC) $(CFLAGS) -c $< -o $@
 $(OBJ)/stage_%.o: common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -c $(call src,$*) -o $@
-$(foreach s,$(GPU_SHORT) $(VARIANTS),$(eval $(OBJ)/stage_$(s).o: $(call src,$(s))))
+$(foreach s,$(GPU_SHORT) $(VARIANTS),\
+    $(eval $(OBJ)/stage_$(s).o $(OBJ)/depth_$(s).o: $(call src,$(s))))
 
 # make accuracy only: the same code on a counting type, its depth twin. -DREDUCE_DEPTH makes elem_t
 # a depth and renames reduce() to reduce_depth() (reduce.h, common/depth.h); measure_depth
@@ -264,35 +258,30 @@ $(OBJ)/reference_depth.o: step00_cpu/reduce.c common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DREDUCE_DEPTH -x cu -c $< -o $@
 $(OBJ)/depth_%.o: common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DREDUCE_DEPTH -c $(call src,$*) -o $@
-$(foreach s,$(GPU_SHORT) $(VARIANTS),$(eval $(OBJ)/depth_$(s).o: $(call src,$(s))))
 
 $(BUILD)/variants/%.cu: bench/variants/%.patch bench/variant.sh
 	@mkdir -p $(@D)
 	@bash bench/variant.sh $< $@
 
+# A stage's program, benchmark and accuracy run: a common main, the stage's name compiled in.
 $(OBJ)/main_%.o: common/main.c common/*.h | $(OBJ)
-	$(CC) $(CFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
-
-$(BUILD)/%: $(OBJ)/main_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ -o $@
-
+	$(CC) $(CFLAGS) $(named) -c $< -o $@
 $(OBJ)/bench_%.o: common/bench.cu common/*.h | $(OBJ)
-	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
-
-$(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ -o $@
-
+	$(NVCC) $(NVCCFLAGS) $(named) -c $< -o $@
+$(OBJ)/accuracy_%.o: common/accuracy.cu common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) $(named) -c $< -o $@
 $(OBJ)/flush.o: bench/flush.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,step07)"' -c $< -o $@
+
+$(BUILD)/%: $(OBJ)/main_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+	$(LINK)
+$(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+	$(LINK)
 $(BUILD)/bench_flush: $(OBJ)/flush.o $(OBJ)/stage_step07.o $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ -o $@
-
-$(OBJ)/accuracy_%.o: common/accuracy.cu common/*.h | $(OBJ)
-	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
-
+	$(LINK)
 $(BUILD)/accuracy_%: $(OBJ)/accuracy_%.o $(OBJ)/stage_%.o $(OBJ)/depth_%.o $(OBJ)/depth.o \
-                   $(OBJ)/reference_depth.o $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ -o $@
+                     $(OBJ)/reference_depth.o $(GPU_HARNESS)
+	$(LINK)
 
 $(BUILD)/broken/%: tests/broken/%.cu common/check.h
 	@mkdir -p $(@D)
@@ -300,7 +289,7 @@ $(BUILD)/broken/%: tests/broken/%.cu common/check.h
 
 # --- tests ----------------------------------------------------------------------------------
 $(OBJ)/test_stage_%.o: tests/test_stage.c tests/*.h common/*.h | $(OBJ)
-	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DSTAGE_NAME='"$(call name,$*)"' -c $< -o $@
+	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests $(named) -c $< -o $@
 
 $(OBJ)/test_%.o: tests/test_%.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' \
@@ -311,42 +300,37 @@ $(OBJ)/test_depth.o: tests/test_depth.cc common/depth.h | $(OBJ)
 	$(CXX) $(CXXFLAGS) $(CRIT_CFLAGS) -Itests -c $< -o $@
 
 $(BUILD)/test_harness: $(OBJ)/test_options.o $(OBJ)/test_npy.o $(OBJ)/test_reference.o \
-                       $(OBJ)/test_tolerance.o $(OBJ)/test_depth.o \
-                       $(HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
-
-$(BUILD)/test_all_stages: $(OBJ)/test_all_stages.o $(OBJ)/stage_step00.o $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
-
-$(BUILD)/test_hostile: $(OBJ)/test_hostile.o $(OBJ)/stage_step00.o $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
-
+                       $(OBJ)/test_tolerance.o $(OBJ)/test_depth.o $(HARNESS)
+	$(LINK) $(CRIT_LIBS)
+$(BUILD)/test_all_stages $(BUILD)/test_hostile: $(BUILD)/test_%: $(OBJ)/test_%.o \
+                                                 $(OBJ)/stage_step00.o $(GPU_HARNESS)
+	$(LINK) $(CRIT_LIBS)
 $(BUILD)/test_deterministic: $(OBJ)/test_deterministic.o $(OBJ)/stage_step08.o $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
+	$(LINK) $(CRIT_LIBS)
+$(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+	$(LINK) $(CRIT_LIBS)
 
 # Stage 9: its own main, stage 8's kernel on each GPU, NCCL (NCCL_FLAGS, found above). Its files
 # and a second copy of stage 8's are compiled with --default-stream per-thread (PTDS): stage 8's
 # <<<>>> then goes to cudaStreamPerThread, the stream step09 gives NCCL (multi_gpu.cu, struct team).
 # The harness (gpu.o) and stage_step08.o stay on the legacy default stream.
 STEP09_SRC := step09_multi_gpu/multi_gpu.cu step09_multi_gpu/multi_gpu.h common/*.h
-PTDS := --default-stream per-thread
+PTDS := $(NVCC) $(NVCCFLAGS) --default-stream per-thread
+STEP09_CC := $(PTDS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS))
 $(OBJ)/stage_step08_ptds.o: $(call src,step08) common/*.h | $(OBJ)
-	$(NVCC) $(NVCCFLAGS) $(PTDS) -c $< -o $@
+	$(PTDS) -c $< -o $@
 $(OBJ)/multi_gpu.o: $(STEP09_SRC) | $(OBJ)
 	@test -n "$(NCCL_FLAGS)" || { echo "make: step09 cannot be built: $(STEP09_WHY)" >&2; exit 2; }
-	$(NVCC) $(NVCCFLAGS) $(PTDS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS)) -c $< -o $@
+	$(STEP09_CC) -c $< -o $@
 $(OBJ)/main_multi_gpu.o: step09_multi_gpu/main.cu $(STEP09_SRC) | $(OBJ)
-	$(NVCC) $(NVCCFLAGS) $(PTDS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS)) -c $< -o $@
+	$(STEP09_CC) -c $< -o $@
 $(BUILD)/step09: $(OBJ)/main_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08_ptds.o $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ $(filter-out -I%,$(NCCL_FLAGS)) -o $@
+	$(LINK) $(filter-out -I%,$(NCCL_FLAGS))
 $(OBJ)/test_multi_gpu.o: tests/test_multi_gpu.c step09_multi_gpu/multi_gpu.h tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -Istep09_multi_gpu -c $< -o $@
 $(BUILD)/test_step09: $(OBJ)/test_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08_ptds.o \
                       $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ $(filter-out -I%,$(NCCL_FLAGS)) $(CRIT_LIBS) -o $@
-
-$(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
-	$(NVCC) -arch=$(ARCH) $^ $(CRIT_LIBS) -o $@
+	$(LINK) $(filter-out -I%,$(NCCL_FLAGS)) $(CRIT_LIBS)
 
 $(OBJ):
 	mkdir -p $@

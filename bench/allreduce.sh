@@ -10,23 +10,18 @@ export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 tmp=$(mktemp /tmp/reduction-allreduce-XXXXXX.csv)
 rm -f "$tmp" # step09 writes the header into a new file
 "$build/step09" --bench --csv "$tmp" ${gpus:+--gpus "$gpus"}
-gpu=$(sed -n 2p "$tmp" | cut -d, -f1)
-g=$(sed -n 2p "$tmp" | cut -d, -f2)
+IFS=, read -r gpu g _ < <(sed -n 2p "$tmp")
 dir="bench/$(printf '%s' "$gpu" | tr -c 'A-Za-z0-9._-' '_')"
-mkdir -p "$dir"
 csv=$dir/allreduce.csv
+mkdir -p "$dir"
 if [ -f "$csv" ] && [ "$(head -n 1 "$csv")" != "$(head -n 1 "$tmp")" ]; then
     # Rows of an older step09, with other columns, cannot be kept beside these.
     echo "allreduce.sh: $csv has another header (an older step09): its rows are replaced" >&2
-    mv "$tmp" "$csv"
 elif [ -f "$csv" ]; then
-    awk -F, -v g="$g" 'NR == 1 || $2 != g' "$csv" >"$tmp.merged"
-    tail -n +2 "$tmp" >>"$tmp.merged"
-    mv "$tmp.merged" "$csv"
-    rm -f "$tmp"
-else
-    mv "$tmp" "$csv"
+    { awk -F, -v g="$g" 'NR == 1 || $2 != g' "$csv"; tail -n +2 "$tmp"; } >"$tmp.merged"
+    mv "$tmp.merged" "$tmp"
 fi
+mv "$tmp" "$csv"
 echo "wrote $csv"
 py=$(bash bench/python.sh) || { echo "no matplotlib: run python3 bench/plot_allreduce.py $csv where it is" >&2; exit 0; }
 "$py" bench/plot_allreduce.py "$csv" --table

@@ -21,11 +21,10 @@ if [ -n "${BENCH_MERGE:-}" ] && [ -f "$dir/$csv" ]; then
     # The old file's rows, less those of the stages just run: a stage's row starts its block of
     # rows (stage, cub, copy), so drop every row from one of theirs to the next stage's.
     new=$(tail -n +2 "$tmp" | cut -d, -f2 | grep -vxE 'cub|copy' | sort -u | paste -sd '|' -)
-    awk -F, -v new="^($new)\$" 'NR == 1 { print; next }
-        $2 != "cub" && $2 != "copy" { drop = ($2 ~ new) } !drop' "$dir/$csv" >"$tmp.merged"
-    tail -n +2 "$tmp" >>"$tmp.merged"
-    rm -f "$tmp"
-    tmp=$tmp.merged
+    { awk -F, -v new="^($new)\$" 'NR == 1 { print; next }
+        $2 != "cub" && $2 != "copy" { drop = ($2 ~ new) } !drop' "$dir/$csv"; tail -n +2 "$tmp"; } \
+        >"$tmp.merged"
+    mv "$tmp.merged" "$tmp"
 fi
 mv "$tmp" "$dir/$csv"
 echo "wrote $dir/$csv"

@@ -46,7 +46,5 @@ echo "One block's worth, 1024 threads a block: every stage on the same 2048 elem
 echo "signs and 40 binary orders of magnitude, so that the orders round differently."
 echo
 table 2048 1024 wide
-if [ -n "$no_gpu" ]; then
-    echo "The GPU stages need a CUDA device: $no_gpu"
-fi
+[ -z "$no_gpu" ] || echo "The GPU stages need a CUDA device: $no_gpu"
 exit $status

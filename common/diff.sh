@@ -7,21 +7,20 @@ set -u
 color=auto
 case "${1:-}" in --color=*) color=${1#--color=}; shift ;; esac
 last=$(bash "$(dirname "$0")/stages.sh" | tail -n 1)
-last=${last:4:2}
-cur= prev=
+step=x cur= prev=
 if [[ "${1:-}" =~ ^[0-9]{1,2}$ ]] && ((10#$1 >= 1)); then
-    step=$(printf '%02d' "$((10#$1))")
+    printf -v step '%02d' "$((10#$1))"
+    printf -v before '%02d' "$((10#$1 - 1))"
     cur=$(ls step"$step"_*/reduce.c* 2>/dev/null | head -n 1)
-    prev=$(ls step"$(printf '%02d' $((10#$step - 1)))"_*/reduce.c* 2>/dev/null | head -n 1)
+    prev=$(ls step"$before"_*/reduce.c* 2>/dev/null | head -n 1)
 fi
-own=$(ls -d step"${step:-x}"_*/ 2>/dev/null | head -n 1)
+own=$(ls -d step"$step"_*/ 2>/dev/null | head -n 1)
 if [ -z "$cur" ] && [ -n "$own" ]; then
     echo "make diff: stage $step (${own%/}) is a program of its own, not a change to stage" \
-         "$(printf '%02d' $((10#$step - 1)))'s kernel: read ${own}README.md." >&2
+         "$before's kernel: read ${own}README.md." >&2
     exit 2
-fi
-if [ -z "$cur" ] || [ -z "$prev" ]; then
-    echo "make diff: STEP must be a stage from 01 to $last (got '${1:-}')." >&2
+elif [ -z "$cur" ] || [ -z "$prev" ]; then
+    echo "make diff: STEP must be a stage from 01 to ${last:4:2} (got '${1:-}')." >&2
     exit 2
 fi
 code() { sed -n '/^#include/,$p' "$1"; }

@@ -1,34 +1,24 @@
 #!/usr/bin/env bash
 # find_nccl.sh: where NCCL is, for building step09 (the Makefile calls it). Prints nvcc's flags
 # (-I, -L, -l and an rpath) on one line and exits 0; or, with no NCCL, one sentence on how to get it
-# on stderr and exits 1. Looks, in order, at:
-#   1. NCCL_HOME (its include/ and lib/ or lib64/), when set: nothing else then;
-#   2. the CUDA toolkit beside nvcc (some installs ship NCCL there);
-#   3. /usr/include and the linker's path: libnccl-dev, from NVIDIA's CUDA repository;
-#   4. the Python wheel nvidia-nccl-cu13 (pip install nvidia-nccl-cu13), which holds nccl.h and
-#      libnccl.so.2 under nvidia/nccl/.
+# on stderr and exits 1. Looks, in order, at NCCL_HOME (when set: nothing else then), the CUDA
+# toolkit beside nvcc (some installs ship NCCL there), /usr/include and the linker's path
+# (libnccl-dev, from NVIDIA's CUDA repository), and the Python wheel nvidia-nccl-cu13.
 set -u
-found()
-{
-    local inc=$1 lib=$2 name=$3
-    printf -- "-I%s -L%s -l%s -Xlinker -rpath=%s\n" "$inc" "$lib" "$name" "$lib"
-    exit 0
-}
-lib_in()
-{ # lib_in DIR...: the first DIR holding libnccl.so (or only libnccl.so.2, as the wheel has)
+# try INCLUDE_DIR LIB_DIR...: prints the flags and exits when INCLUDE_DIR has nccl.h and a LIB_DIR
+# libnccl.so (or only libnccl.so.2, as the wheel has, under nvidia/nccl/): the first such LIB_DIR.
+try() {
     local d
-    for d in "$@"; do
-        [ -e "$d/libnccl.so" ] && { echo "$d nccl"; return 0; }
-        [ -e "$d/libnccl.so.2" ] && { echo "$d :libnccl.so.2"; return 0; }
+    [ -f "$1/nccl.h" ] || return 1
+    for d in "${@:2}"; do
+        if [ -e "$d/libnccl.so" ]; then
+            echo "-I$1 -L$d -lnccl -Xlinker -rpath=$d"
+            exit 0
+        elif [ -e "$d/libnccl.so.2" ]; then
+            echo "-I$1 -L$d -l:libnccl.so.2 -Xlinker -rpath=$d"
+            exit 0
+        fi
     done
-    return 1
-}
-try()
-{ # try INCLUDE_DIR LIB_DIR...
-    local inc=$1 where
-    shift
-    [ -f "$inc/nccl.h" ] && where=$(lib_in "$@") && found "$inc" ${where}
-    return 1
 }
 
 if [ -n "${NCCL_HOME:-}" ]; then

@@ -2,11 +2,11 @@
 # handout.sh [DIR]: `make handout`, the students' starting point: DIR/reduction/ and
 # DIR/reduction.tar.gz (DIR: build/handout). It holds the repository's tracked files (as they are
 # in the working tree) less what shows the solutions (OMIT below), and every stage NN from 01 on
-# gets, as its reduce.cu, stage NN-1's code under stage NN's opening comment, with a
-# `/* TODO (stage NN): ... */` line where each of stage NN's changes goes: the exercise is to
-# write what `make diff STEP=NN` shows. Each handout stage is working code, so the handout builds
-# and runs. The stages are those common/stages.sh lists. tests/check_handout.sh
-# proves all this; it sources this file, which then only defines the functions.
+# (common/stages.sh) gets, as its reduce.cu, stage NN-1's code under stage NN's opening comment,
+# with a `/* TODO (stage NN): ... */` line where each of stage NN's changes goes: the exercise is
+# to write what `make diff STEP=NN` shows. Each handout stage is working code, so the handout
+# builds and runs. tests/check_handout.sh proves all this; it sources this file, which then only
+# defines the functions.
 set -euo pipefail
 
 # What the handout leaves out: PATH (a folder ends in /)|the make targets that need it|why.
@@ -29,19 +29,19 @@ STUBS=(
     "handout|this is a handout already: make it in the course's git repository."
 )
 
-die() {
-    echo "make handout: $*" >&2
-    exit 1
-}
-
+die() { echo "make handout: $*" >&2; exit 1; }
 tracked() { git ls-files --error-unmatch "$1" >/dev/null 2>&1; }
+
+# kept: the tracked files that the handout holds, all but OMIT's, each ended by a NUL.
+kept() {
+    local entry not=()
+    for entry in "${OMIT[@]}"; do not+=(":(exclude)${entry%%|*}"); done
+    git ls-files -z -- . "${not[@]}"
+}
 
 # A stage's source: stepNN_name/reduce.cu, or reduce.c for the CPU stage.
 stage_file() {
-    local f
-    f=$(ls "$1"/reduce.c* 2>/dev/null | head -n 1)
-    [ -n "$f" ] || die "$1 has no reduce.c or reduce.cu."
-    echo "$f"
+    ls "$1"/reduce.c* 2>/dev/null | head -n 1 | grep . || die "$1 has no reduce.c or reduce.cu."
 }
 
 # The code of a file from its first #include on (what make diff compares), and what comes before
@@ -68,39 +68,29 @@ stage_code() {
         sed -E 's/\breduce_cpu\b/reduce_loop/g; s/^([a-z].*reduce_loop\()/static \1/'
 }
 
-# todos PREV CUR NN: PREV's lines with a TODO (stage NN) comment before each hunk of the diff
-# from PREV to CUR. The hunks are diff -U0's, one per run of changed lines (make diff's three
-# lines of context would merge a stage's changes into one hunk); the hint says only what the
-# hunk does to PREV's lines, indented like the lines it stands above.
+# todos PREV CUR NN: PREV's lines with a TODO (stage NN) comment before each run of lines that the
+# diff from PREV to CUR changes (diff -U0's hunks; make diff's three lines of context would merge
+# a stage's changes into one). The hint says only what the run does to PREV's lines, indented
+# like the lines it stands above (the added ones, where it only adds).
 todos() {
-    local prev=$1 cur=$2 nn=$3
-    { diff -U0 "$prev" "$cur" || [ $? -eq 1 ]; } | awk -v prev="$prev" -v cur="$cur" -v nn="$nn" '
-        function indent(s) { match(s, /^[ \t]*/); return substr(s, 1, RLENGTH) }
-        function lines(k) { return k == 1 ? "line" : k " lines" }
-        BEGIN {
-            while ((getline l < prev) > 0) old[++n_old] = l
-            while ((getline l < cur) > 0) new[++n_new] = l
-        }
-        /^@@ / {
-            # @@ -a[,b] +c[,d] @@: b lines of PREV from line a (none: after line a), d of CUR from c
-            split(substr($2, 2), o, ","); split(substr($3, 2), w, ",")
-            a = o[1] + 0; b = (2 in o) ? o[2] + 0 : 1; c = w[1] + 0; d = (2 in w) ? w[2] + 0 : 1
-            ind = ""
-            if (b == 0) {
-                at = a + 1; hint = "add code here"
-                for (k = c; k < c + d; k++) if (new[k] ~ /[^ \t]/) { ind = indent(new[k]); break }
-            } else {
-                at = a; hint = (d == 0 ? "remove" : "change") " the next " lines(b)
-                for (k = a; k < a + b; k++) if (old[k] ~ /[^ \t]/) { ind = indent(old[k]); break }
+    { diff --old-line-format=-%L --new-line-format=+%L --unchanged-line-format=' %L' "$1" "$2" ||
+        [ $? -eq 1 ]; } | awk -v nn="$3" '
+        function flush(  i, l, hint, ind) { # at the end of a run: b lines of PREV, d of CUR
+            if (b + d == 0) return
+            hint = b == 0 ? "add code here" : (d == 0 ? "remove" : "change") " the next " \
+                (b == 1 ? "line" : b " lines")
+            for (i = 1; i <= (b ? b : d); i++) {
+                l = b ? old[i] : new[i]
+                if (l ~ /[^ \t]/) { match(l, /^[ \t]*/); ind = substr(l, 1, RLENGTH); break }
             }
-            todo[at] = ind "/* TODO (stage " nn "): " hint ". */"
+            print ind "/* TODO (stage " nn "): " hint ". */"
+            for (i = 1; i <= b; i++) print old[i]
+            b = d = 0
         }
-        END {
-            for (k = 1; k <= n_old + 1; k++) {
-                if (k in todo) print todo[k]
-                if (k <= n_old) print old[k]
-            }
-        }'
+        /^-/ { old[++b] = substr($0, 2); next }
+        /^\+/ { new[++d] = substr($0, 2); next }
+        { flush(); print substr($0, 2) }
+        END { flush() }'
 }
 
 # stub_targets: the Makefile on stdin less the rules of the targets named in "TARGET|sentence"
@@ -126,22 +116,10 @@ stub_targets() {
     done
 }
 
-# omitted PATH: the OMIT entry that leaves PATH out, if one does.
-omitted() {
-    local entry p
-    for entry in "${OMIT[@]}"; do
-        p=${entry%%|*}
-        if [[ $1 == "$p" || ($p == */ && $1 == "$p"*) ]]; then
-            echo "$entry"
-            return 0
-        fi
-    done
-    return 1
-}
-
-# The students' README, HANDOUT.md: what to do, stage by stage, and what is not here.
+# handout_readme STAGE...: the students' README, HANDOUT.md: what to do, stage by stage, and what
+# is not here (left, from main).
 handout_readme() {
-    local stages=("$@") s f entry p targets why says
+    local s
     cat <<'EOF'
 # Parallel reduction: the student handout
 
@@ -155,10 +133,10 @@ every stage is checked against: it is complete, there is nothing to write there.
 | stage | what you build |
 |---|---|
 EOF
-    for s in "${stages[@]:1}"; do
-        f=$(stage_file "$s")
+    for s in "${@:2}"; do
         # The comment's first paragraph: "Stage 5: segmented reduction across thread blocks (...)."
-        echo "| \`$s\` | $(prelude "$f" | sed -E '/^ \*\/? *$/,$d; s|^(/\*\| \*) *||; s| *\*/$||' | paste -sd ' ') |"
+        echo "| \`$s\` | $(prelude "$(stage_file "$s")" |
+            sed -E '/^ \*\/? *$/,$d; s|^(/\*\| \*) *||; s| *\*/$||' | paste -sd ' ') |"
     done
     cat <<'EOF'
 
@@ -182,16 +160,7 @@ in the course repository it shows what each stage changed, which is the exercise
 ## Not in this handout
 `README.md` describes the whole course repository. This handout leaves out:
 EOF
-    for entry in "${OMIT[@]}"; do
-        IFS='|' read -r p targets why <<<"$entry"
-        tracked "$p" || continue # not in this repository
-        case $(wc -w <<<"$targets") in
-            0) says="" ;;
-            1) says="; \`make $targets\` says so" ;;
-            *) says="; \`make ${targets// /\` and \`make }\` say so" ;;
-        esac
-        echo "- \`$p\`: $why$says."
-    done
+    printf '%s\n' "${left[@]}"
 }
 
 main() {
@@ -199,7 +168,7 @@ main() {
     cd "$(dirname "${BASH_SOURCE[0]}")/.."
     git rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
         die "this folder is not a git checkout: make the handout in the course's repository."
-    local dest=$out/reduction f entry
+    local dest=$out/reduction f entry i
 
     # The stages (common/stages.sh); each must be in the handout.
     local stages=() s
@@ -214,29 +183,35 @@ main() {
     rm -rf "$dest" "$out/reduction.tar.gz"
     mkdir -p "$dest"
     while IFS= read -r -d '' f; do
-        omitted "$f" >/dev/null || { [ -e "$f" ] && cp -P --preserve=mode --parents "$f" "$dest"; }
-    done < <(git ls-files -z)
+        [ ! -e "$f" ] || cp -P --preserve=mode --parents "$f" "$dest"
+    done < <(kept)
 
     # Stage NN: stage NN's opening comment, then the previous stage's code with NN's TODOs.
-    local i nn
-    tmp=$(mktemp -d) # global: the EXIT trap runs after main has returned
-    trap 'rm -rf "$tmp"' EXIT
+    prev=$(mktemp) # global: the EXIT trap runs after main has returned
+    trap 'rm -f "$prev"' EXIT
     for ((i = 1; i < ${#stages[@]}; i++)); do
-        s=${stages[i]} nn=${stages[i]:4:2}
-        f=$(stage_file "$s")
-        stage_code "${stages[i - 1]}" > "$tmp/prev"
-        code "$f" > "$tmp/cur"
-        { prelude "$f"; todos "$tmp/prev" "$tmp/cur" "$nn"; } > "$dest/$s/reduce.cu"
+        f=$(stage_file "${stages[i]}")
+        stage_code "${stages[i - 1]}" > "$prev"
+        s=${stages[i]}
+        { prelude "$f"; todos "$prev" <(code "$f") "${s:4:2}"; } >"$dest/$s/reduce.cu"
     done
 
-    # The targets that need what is left out, or that would mislead here, say so instead.
-    local stubs=() t p targets why
+    # What is left out, for HANDOUT.md; the targets that need it, or that would mislead here, say
+    # so instead.
+    local stubs=() t p targets why says
+    left=() # global, for handout_readme
     for entry in "${OMIT[@]}"; do
         IFS='|' read -r p targets why <<<"$entry"
         tracked "$p" || continue # not in this repository
         for t in $targets; do
             stubs+=("$t|not in this handout, which leaves out $p ($why).")
         done
+        case $(wc -w <<<"$targets") in
+            0) says="" ;;
+            1) says="; \`make $targets\` says so" ;;
+            *) says="; \`make ${targets// /\` and \`make }\` say so" ;;
+        esac
+        left+=("- \`$p\`: $why$says.")
     done
     stubs+=("${STUBS[@]}")
     local present=() line

@@ -6,21 +6,18 @@ build=$1
 shift
 rows=() status=0 no_gpu=""
 for s in "$@"; do
-    if [ -n "$no_gpu" ] && [ "$s" != step00 ]; then continue; fi
+    [ -n "$no_gpu" ] && [ "$s" != step00 ] && continue
     out=$("$build/$s" 2>&1)
     rc=$?
-    line=$(grep '^stage=' <<<"$out")
     if [ $rc -eq 3 ] && grep -q 'no CUDA device' <<<"$out"; then
         no_gpu=$(sed 's/^[^:]*: //; s/;.*//' <<<"$out")
-        continue
-    fi
-    if [ -z "$line" ]; then
+    elif grep -q '^stage=' <<<"$out"; then
+        [ $rc -eq 0 ] || status=1
+        rows+=("$(grep '^stage=' <<<"$out")")
+    else
         echo "$s failed (exit status $rc): $out" >&2
         status=1
-        continue
     fi
-    [ $rc -ne 0 ] && status=1
-    rows+=("$line")
 done
 printf '%s\n' "${rows[@]}" | awk '
     function get(key,   i) { for (i = 1; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2); return "" }

@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# check_handout.sh: proves `make handout` (common/handout.sh) without a GPU. Unpacks the tarball
-# under build/handout-check/ and checks that it holds the handout folder; that every tracked file
-# is there unchanged, except what OMIT leaves out (absent), the stages' reduce.cu and the Makefile;
-# that each stage NN's reduce.cu, its TODO (stage NN) lines removed, is stage NN's opening comment
-# over stage NN-1's code, with one TODO per hunk; that the Makefile's targets that need what is
-# left out fail with one sentence and are not listed; that every stage builds, int32 and float32;
-# that `make test` fails each stage still to write and passes step00; and that git status is
-# unchanged (all of it is written under build/). Prints one line per check, then "N passed, N failed".
+# check_handout.sh: proves `make handout` (common/handout.sh) without a GPU, on the tarball unpacked
+# under build/handout-check/: what the handout holds and leaves out, each stage's TODOs, the targets
+# that say they are not there, that every stage builds (int32 and float32), that `make test` fails
+# each stage still to write and passes step00, and that all of it is written under build/. Prints
+# one line per check, then "check_handout: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source common/handout.sh # OMIT, STUBS, stage_file, code, prelude, stage_code, omitted
+source common/handout.sh # stage_file, code, prelude, stage_code, kept
 
 passed=0 failed=0
 pass() { echo "ok: $*"; passed=$((passed + 1)); }
@@ -24,28 +21,21 @@ h=$check/reduction # the unpacked tarball: what a student gets
 diff -r "$dir" "$h" >/dev/null && pass "the tarball holds build/handout/reduction/" ||
     fail "the tarball and build/handout/reduction/ differ"
 
-# The stages, as the Makefile finds them.
-mapfile -t stages < <(bash common/stages.sh)
-stage_srcs=()
-for s in "${stages[@]:1}"; do stage_srcs+=("$(stage_file "$s")"); done
-
-# Every tracked file: left out, rewritten (checked below) or the same bytes.
+# The handout's files: the tracked ones less OMIT's, and HANDOUT.md; each the same bytes but the
+# rewritten ones, the Makefile and the stages' reduce.cu (checked below).
 bad=()
 while IFS= read -r -d '' f; do
-    [ -e "$f" ] || continue
-    if omitted "$f" >/dev/null; then
-        [ ! -e "$h/$f" ] || bad+=("$f is in the handout")
-    elif [[ $f != Makefile && " ${stage_srcs[*]} " != *" $f "* ]]; then
-        cmp -s "$f" "$h/$f" || bad+=("$f differs or is missing")
-    fi
-done < <(git ls-files -z)
+    [ ! -e "$f" ] || [[ $f == Makefile || $f == step*/reduce.cu ]] || cmp -s "$f" "$h/$f" ||
+        bad+=("$f differs or is missing")
+done < <(kept)
 extra=$(comm -23 <(cd "$h" && find . -type f ! -name HANDOUT.md | sed 's|^\./||' | LC_ALL=C sort) \
-    <(git ls-files | LC_ALL=C sort) | paste -sd ' ')
-[ -z "$extra" ] || bad+=("files that are not tracked: $extra")
+    <(kept | tr '\0' '\n' | LC_ALL=C sort) | paste -sd ' ')
+[ -z "$extra" ] || bad+=("files that are not tracked or that OMIT leaves out: $extra")
 [ ${#bad[@]} -eq 0 ] && pass "every tracked file is there as it is, and none of OMIT's" ||
     fail "$(printf '%s; ' "${bad[@]}")"
 
 # Each stage from 01 on: opening comment over the previous stage's code, a TODO per hunk.
+mapfile -t stages < <(bash common/stages.sh)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for ((i = 1; i < ${#stages[@]}; i++)); do
@@ -54,9 +44,8 @@ for ((i = 1; i < ${#stages[@]}; i++)); do
     todo="^[[:space:]]*/\\* TODO \\(stage $nn\\): [^*]*\\. \\*/\$"
     grep -vE "$todo" "$out" > "$tmp/stripped"
     stage_code "${stages[i - 1]}" > "$tmp/prev"
-    code "$f" > "$tmp/cur"
     todos=$(grep -cE "$todo" "$out" || true)
-    hunks=$(diff -U0 "$tmp/prev" "$tmp/cur" | grep -c '^@@ ' || true)
+    hunks=$(diff -U0 "$tmp/prev" <(code "$f") | grep -c '^@@ ' || true)
     if ! cmp -s <(prelude "$tmp/stripped") <(prelude "$f"); then
         fail "$out: the text above the first #include is not $f's opening comment"
     elif ! cmp -s <(code "$tmp/stripped") "$tmp/prev"; then

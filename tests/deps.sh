@@ -1,196 +1,128 @@
 #!/usr/bin/env bash
-# tests/deps.sh -- make the Criterion test library (Debian: libcriterion-dev 2.4.1)
-# available to the test build.
-#
-#   bash tests/deps.sh            Default (used by `make deps` and CI). If Criterion's
-#                                 header and library are usable on this system, do
-#                                 nothing. Otherwise install libcriterion-dev with
-#                                 apt-get when running as root; else say what to
-#                                 install and exit 1.
-#
-#   bash tests/deps.sh --vendor [--force]
-#                                 Copy Criterion plus the full closure of its shared
-#                                 library dependencies (everything but glibc) into
-#                                 third_party/criterion/{include,lib}, for a machine
-#                                 that has neither network nor Criterion (the GPU
-#                                 machine: Ubuntu 24.04, glibc 2.39, x86-64). The
-#                                 .debs come from this machine's apt sources (Debian
-#                                 12, glibc 2.36, so they run on any newer glibc).
-#                                 Skipped when third_party/criterion/.done exists,
-#                                 unless --force is given.
-#
-# Link a test against the vendored copy with (gcc):
-#   -I third_party/criterion/include -L third_party/criterion/lib -lcriterion \
-#   -Wl,--disable-new-dtags -Wl,-rpath,'$ORIGIN/../third_party/criterion/lib'
-# (nvcc: -Xlinker --disable-new-dtags -Xlinker -rpath='$ORIGIN/../third_party/criterion/lib')
-# DT_RPATH (not RUNPATH) is what lets the transitive dependencies resolve too.
+# deps.sh [--vendor [--force]]: the Criterion test library (Debian: libcriterion-dev) for make test.
+#   (default)  nothing to do when third_party/criterion/ is vendored or Criterion already builds
+#              and links here; else, as root, apt-get install libcriterion-dev; else say what to do.
+#   --vendor   (make deps VENDOR=1) copy Criterion and the closure of its shared libraries, all but
+#              glibc and libgcc_s, into third_party/criterion/, for a machine with neither network
+#              nor Criterion (Ubuntu 24.04 on x86-64, say). The .debs come from this machine's apt
+#              sources (Debian 12, glibc 2.36: they run on any newer glibc). When it is already
+#              there (.done), only the closure is checked, unless --force.
+# The Makefile links the vendored copy with an RPATH (-Xlinker --disable-new-dtags): unlike a
+# RUNPATH, it lets the libraries' own dependencies resolve there too.
 set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C
+DEST="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/third_party/criterion"
+DEV=libcriterion-dev RT=libcriterion3
+# glibc's own libraries (package libc6): on every target, never vendored.
+GLIBC='^(libc|libm|libmvec|libdl|libpthread|librt|libresolv|libutil|libanl|libnsl|libBrokenLocale|'
+GLIBC+='libthread_db)\.so\.[0-9]+$|^ld-linux-x86-64\.so\.2$'
 
-export DEBIAN_FRONTEND=noninteractive
-export LC_ALL=C
+say() { echo "deps.sh: $*"; }
+die() { echo "deps.sh: ERROR: $*" >&2; exit 1; }
+apt_update() { say "apt-get update"; apt-get update -qq >/dev/null || die "apt-get update failed"; }
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DEST="$ROOT/third_party/criterion"
-PKG_DEV=libcriterion-dev
-PKG_RT=libcriterion3
-
-# Libraries of glibc itself (package libc6): present on every target, never vendored.
-GLIBC_RE='^(libc\.so\.6|libm\.so\.6|libmvec\.so\.1|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|libresolv\.so\.2|libutil\.so\.1|libanl\.so\.1|libnsl\.so\.1|libBrokenLocale\.so\.1|libthread_db\.so\.1|ld-linux-x86-64\.so\.2)$'
-
-say() { printf 'deps.sh: %s\n' "$*"; }
-die() { printf 'deps.sh: ERROR: %s\n' "$*" >&2; exit 1; }
-
-usage() {
-    sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-}
-
-# ---------------------------------------------------------------- default mode
-criterion_usable() {
-    [ -f /usr/include/criterion/criterion.h ] || return 1
-    local cc
-    cc="$(command -v cc || command -v gcc || command -v clang || true)"
-    if [ -n "$cc" ]; then
-        local tmp rc=0
-        tmp="$(mktemp -d)"
-        printf '#include <criterion/criterion.h>\nTest(deps, links) { cr_assert(1); }\n' > "$tmp/t.c"
-        "$cc" "$tmp/t.c" -o "$tmp/t" -lcriterion >/dev/null 2>&1 || rc=1
-        rm -rf "$tmp"
-        return "$rc"
-    fi
-    # No C compiler to try with: fall back on the linker cache.
-    ldconfig -p 2>/dev/null | grep -q 'libcriterion\.so '
-}
-
-apt_lists_know() {  # $1 = package; true when apt has a candidate for it
-    local cand
-    cand="$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2; exit}')"
-    [ -n "$cand" ] && [ "$cand" != "(none)" ]
-}
-
-apt_update_quiet() {
-    say "apt-get update"
-    apt-get update -qq >/dev/null || die "apt-get update failed"
+# links: a test program builds and links with the system's Criterion.
+links() {
+    printf '#include <criterion/criterion.h>\nTest(deps, links) { cr_assert(1); }\n' |
+        cc -x c - -o /dev/null -lcriterion >/dev/null 2>&1
 }
 
 install_mode() {
-    if criterion_usable; then
-        say "Criterion is already installed and links (/usr/include/criterion/criterion.h, -lcriterion); nothing to do."
-        return 0
+    local out
+    if [ -f "$DEST/.done" ]; then
+        echo "deps: using the vendored Criterion in third_party/criterion"
+    elif links; then
+        say "Criterion is already installed and links" \
+            "(/usr/include/criterion/criterion.h, -lcriterion); nothing to do."
+    elif [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+        apt_update
+        say "apt-get install -y --no-install-recommends $DEV"
+        out=$(apt-get install -y -qq --no-install-recommends "$DEV" </dev/null 2>&1) ||
+            { echo "$out" >&2; die "apt-get install $DEV failed"; }
+        links || die "$DEV was installed but a test program still does not link with -lcriterion"
+        say "Criterion installed ($DEV $(dpkg-query -W -f='${Version}' "$DEV"))."
+    else
+        echo "deps.sh: the Criterion test library is missing: install the Debian/Ubuntu package" \
+             "'$DEV' (as root: apt-get install $DEV), or run 'bash tests/deps.sh --vendor' on a" \
+             "machine that has apt." >&2
+        exit 1
     fi
-    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-        apt_update_quiet
-        say "apt-get install -y --no-install-recommends $PKG_DEV"
-        local log
-        log="$(mktemp)"
-        if ! apt-get install -y -qq --no-install-recommends "$PKG_DEV" </dev/null >"$log" 2>&1; then
-            cat "$log" >&2; rm -f "$log"
-            die "apt-get install $PKG_DEV failed"
-        fi
-        rm -f "$log"
-        criterion_usable || die "$PKG_DEV was installed but a test program still does not build and link with -lcriterion"
-        say "Criterion installed ($PKG_DEV $(dpkg-query -W -f='${Version}' "$PKG_DEV"))."
-        return 0
-    fi
-    echo "deps.sh: the Criterion test library is missing: install the Debian/Ubuntu package '$PKG_DEV' (as root: apt-get install $PKG_DEV), or run 'bash tests/deps.sh --vendor' on a machine that has apt." >&2
-    exit 1
 }
 
-# ----------------------------------------------------------------- vendor mode
+# closure: checks mechanically what is in third_party/criterion/: the header, the dev symlink, and
+# every library's every DT_NEEDED either vendored beside it or glibc's.
+closure() {
+    local bad=0 elf n f
+    for elf in "$DEST"/lib/*; do
+        [ -e "$elf" ] || { echo "dangling symlink: $elf" >&2; bad=1; }
+        [ -L "$elf" ] && continue
+        for n in $(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+            [[ $n =~ $GLIBC ]] || [ -e "$DEST/lib/$n" ] || {
+                echo "deps.sh: UNRESOLVED: ${elf##*/} needs $n (neither vendored nor glibc)" >&2
+                bad=1
+            }
+        done
+    done
+    for f in include/criterion/criterion.h lib/libcriterion.so; do
+        [ -e "$DEST/$f" ] || { echo "deps.sh: $f missing" >&2; bad=1; }
+    done
+    [ "$bad" -eq 0 ] || die "vendored closure in $DEST is incomplete"
+}
+
 vendor_mode() {
-    local force="$1"
-    if [ -f "$DEST/.done" ] && [ "$force" -eq 0 ]; then
+    local pkgs deb pkg sandbox=()
+    if [ -f "$DEST/.done" ] && [ "$1" -eq 0 ]; then
+        closure
         say "$DEST is already vendored (.done present; use --force to redo)."
         return 0
     fi
-    local tool
-    for tool in apt-get apt-cache dpkg dpkg-deb; do
-        command -v "$tool" >/dev/null || die "--vendor needs $tool (a Debian/Ubuntu machine)"
-    done
-    command -v readelf >/dev/null || die "--vendor needs readelf (package binutils)"
-    [ "$(dpkg --print-architecture)" = amd64 ] || die "--vendor only supports amd64 (the GPU machine is x86-64)"
+    apt-cache show $RT >/dev/null 2>&1 && apt-cache show $DEV >/dev/null 2>&1 || apt_update
+    work=$(mktemp -d) # global: the EXIT trap runs after vendor_mode has returned
+    trap 'rm -rf "$work"' EXIT
+    # libcriterion3 and its recursive Depends/Pre-Depends, less virtual packages (<...>) and what
+    # every target has; the headers come from libcriterion-dev, without its own -dev dependencies.
+    pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+        --no-replaces --no-enhances $RT 2>/dev/null | grep -v '^[ <]' |
+        grep -vxE 'libc6|libgcc-s1|gcc-[0-9]+-base' | sort -u | paste -sd ' ')
+    [ -n "$pkgs" ] || die "apt-cache depends gave no packages for $RT"
+    pkgs="$DEV $pkgs"
+    say "candidate packages: $pkgs"
+    [ "$(id -u)" -ne 0 ] || sandbox=(-o APT::Sandbox::User=root)
+    mkdir -p "$work/debs"
+    (cd "$work/debs" && apt-get -q "${sandbox[@]}" download $pkgs >/dev/null) ||
+        die "apt-get download failed for: $pkgs"
+    for deb in "$work"/debs/*.deb; do dpkg -x "$deb" "$work/root"; done
 
-    if ! apt_lists_know "$PKG_RT" || ! apt_lists_know "$PKG_DEV"; then
-        [ "$(id -u)" -eq 0 ] || die "apt has no package lists for $PKG_DEV; run 'apt-get update' as root first"
-        apt_update_quiet
-        apt_lists_know "$PKG_RT" || die "apt knows no package $PKG_RT even after apt-get update"
-    fi
-
-    local work
-    work="$(mktemp -d)"
-    # shellcheck disable=SC2064
-    trap "rm -rf '$work'" EXIT
-
-    # 1. Candidate packages: the runtime package and its recursive Depends/Pre-Depends
-    #    (virtual packages in <...> dropped; glibc and libgcc_s, on every target, too). The
-    #    headers come from libcriterion-dev alone; its own -dev dependencies are not wanted.
-    local pkgs
-    pkgs="$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
-                --no-breaks --no-replaces --no-enhances "$PKG_RT" 2>/dev/null \
-            | grep -v '^ ' | grep -v '^<' | grep -vxE 'libc6|libgcc-s1|gcc-[0-9]+-base' | sort -u)"
-    [ -n "$pkgs" ] || die "apt-cache depends gave no packages for $PKG_RT"
-    pkgs="$PKG_DEV"$'\n'"$pkgs"
-    say "candidate packages: ${pkgs//$'\n'/ }"
-
-    # 2. Download and unpack every candidate.
-    local sandbox=()
-    [ "$(id -u)" -eq 0 ] && sandbox=(-o APT::Sandbox::User=root)
-    mkdir -p "$work/debs" "$work/root"
-    # shellcheck disable=SC2086
-    (cd "$work/debs" && apt-get -q "${sandbox[@]}" download $pkgs >/dev/null) \
-        || die "apt-get download failed for: ${pkgs//$'\n'/ }"
-    local deb
-    for deb in "$work"/debs/*.deb; do
-        dpkg -x "$deb" "$work/root"
-    done
-
-    # 3. Lay out third_party/criterion afresh: the headers, and every shared object the packages
-    #    hold (all of them are in libcriterion3's closure: step 1), with their soname links.
+    # Afresh: the headers, every shared object of the packages (each in the closure) with its
+    # soname links, and which packages they came from, with their copyright files.
     rm -rf "$DEST"
     mkdir -p "$DEST/include" "$DEST/lib" "$DEST/copyright"
     cp -a "$work/root/usr/include/criterion" "$DEST/include/"
     find "$work/root/lib" "$work/root/usr/lib" -maxdepth 2 -name 'lib*.so*' \( -type f -o -type l \) \
         -exec cp -a -t "$DEST/lib/" {} + 2>/dev/null
-    [ -e "$DEST/lib/libcriterion.so" ] || die "libcriterion.so (the dev symlink) missing from $PKG_DEV"
-    # Which packages they came from, with their copyright files.
-    local pkg
     for deb in "$work"/debs/*.deb; do
-        pkg="$(dpkg-deb -f "$deb" Package)"
-        echo "$pkg $(dpkg-deb -f "$deb" Version)" >> "$DEST/packages.txt"
-        [ -f "$work/root/usr/share/doc/$pkg/copyright" ] \
-            && cp "$work/root/usr/share/doc/$pkg/copyright" "$DEST/copyright/$pkg"
-    done
-    sort -o "$DEST/packages.txt" "$DEST/packages.txt"
-
-    # 4. Verify the closure mechanically on what actually landed in lib/.
-    local bad=0 elf n
-    for elf in "$DEST"/lib/*; do
-        [ -L "$elf" ] && { [ -e "$elf" ] || { echo "dangling symlink: $elf" >&2; bad=1; }; continue; }
-        while IFS= read -r n; do
-            if [[ "$n" =~ $GLIBC_RE ]] || [ -e "$DEST/lib/$n" ]; then continue; fi
-            echo "deps.sh: UNRESOLVED: $(basename "$elf") needs $n (neither vendored nor glibc)" >&2
-            bad=1
-        done < <(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-    done
-    [ -f "$DEST/include/criterion/criterion.h" ] || { echo "deps.sh: criterion.h missing" >&2; bad=1; }
-    [ "$bad" -eq 0 ] || die "vendored closure in $DEST is incomplete"
-
+        pkg=$(dpkg-deb -f "$deb" Package)
+        echo "$pkg $(dpkg-deb -f "$deb" Version)"
+        cp "$work/root/usr/share/doc/$pkg/copyright" "$DEST/copyright/$pkg" 2>/dev/null || true
+    done | sort >"$DEST/packages.txt"
+    closure
     touch "$DEST/.done"
     say "vendored Criterion into $DEST ($(du -sh "$DEST" | cut -f1)):"
     say "  $(cd "$DEST/lib" && echo *)"
 }
 
-# ------------------------------------------------------------------------ main
-mode=install force=0
+vendor=0 force=0
 for arg in "$@"; do
-    case "$arg" in
-        --vendor) mode=vendor ;;
-        --force) force=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) usage >&2; die "unknown argument: $arg" ;;
+    case $arg in
+    --vendor) vendor=1 ;;
+    --force) force=1 ;;
+    *) die "unknown argument: $arg (usage: tests/deps.sh [--vendor [--force]])" ;;
     esac
 done
-
-case "$mode" in
-    install) [ "$force" -eq 0 ] || die "--force only applies to --vendor"; install_mode ;;
-    vendor) vendor_mode "$force" ;;
-esac
+if [ $vendor -eq 1 ]; then
+    vendor_mode $force
+elif [ $force -eq 1 ]; then
+    die "--force only applies to --vendor"
+else
+    install_mode
+fi

@@ -10,9 +10,7 @@ build=$1
 shift
 results=$build/test-results
 mkdir -p "$results"
-passed=0 failed=0 skipped=0 broken=0
-declare -A reasons=()
-rows=()
+passed=0 failed=0 skipped=0 broken=0 rows=() taps=()
 for t in "$@"; do
     name=$(basename "$t")
     row=${name#test_}                                 # step04, harness, all_stages, hostile
@@ -34,15 +32,15 @@ for t in "$@"; do
     tap=$results/$name.tap
     "$t" --tap="$tap" --xml="$results/$name.xml"
     status=$?
-    if [ ! -s "$tap" ] || ! grep -q '^1\.\.' "$tap"; then
+    if ! grep -qs '^1\.\.' "$tap"; then
         echo "$name: exited $status without a report: counted as one failure"
         rows+=("$(printf '%-11s compiled, exited %s without a report: counted as 1 failed' "$row" $status)")
         failed=$((failed + 1))
         continue
     fi
-    s=$(grep -c '^ok .*# SKIP' "$tap")
-    p=$(($(grep -c '^ok ' "$tap") - s))
-    f=$(grep -c '^not ok ' "$tap")
+    taps+=("$tap")
+    read -r p f s < <(awk '/^not ok /{ f++ } /^ok .*# SKIP/{ s++ } /^ok /{ p++ }
+                           END { print p - s, f + 0, s + 0 }' "$tap")
     if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "$name: exited $status with no failing test: counted as one failure"
         f=1
@@ -50,13 +48,12 @@ for t in "$@"; do
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
     row=$(printf '%-11s compiled, %3d run: %3d passed, %d failed, %2d skipped' "$row" \
           $((p + f + s)) $p $f $s)
-    why=$(sed -n 's/^ok .*# SKIP //p' "$tap" | sort | uniq -c | sed -E 's/^ *([0-9]+) /\1: /')
-    while IFS= read -r r; do
-        [ -n "$r" ] && reasons[${r#*: }]=$((${reasons[${r#*: }]:-0} + ${r%%: *}))
-    done <<< "$why"
-    if [ -n "$why" ]; then
-        row+=": $(echo "$why" | sed 's/GPU test skipped: //; s/\.$//' | awk -v n="$(echo "$why" | wc -l)" \
-              '{ if (n == 1) sub(/^[0-9]+: /, ""); printf "%s%s", (NR > 1 ? "; " : ""), $0 }')"
+    # Why they skipped: "N: reason; N: reason", or only the reason when there is one.
+    if [ "$s" -gt 0 ]; then
+        row+=": $(sed -n 's/^ok .*# SKIP //p' "$tap" | sort | uniq -c | awk '{ n = $1
+            sub(/^ *[0-9]+ (GPU test skipped: )?/, ""); sub(/\.$/, ""); why[NR] = n ": " $0 }
+            END { if (NR == 1) sub(/^[0-9]+: /, "", why[1])
+                  for (i = 1; i <= NR; i++) printf "%s%s", (i > 1 ? "; " : ""), why[i] }')"
         if grep -q '# SKIP GPU test skipped' "$tap"; then
             [[ $name == test_step* ]] && row+=" -- its kernel was NOT checked" ||
                 row+=" -- its GPU tests did NOT run"
@@ -78,9 +75,8 @@ for t in "$@"; do
 done
 echo "== report (TAP, JUnit XML and compiler output: $results/)"
 printf '%s\n' "${rows[@]}"
-for why in "${!reasons[@]}"; do
-    echo "skipped ${reasons[$why]}: $why"
-done
+[ ${#taps[@]} -eq 0 ] || sed -n 's/^ok .*# SKIP //p' "${taps[@]}" | sort | uniq -c | sort -n |
+    sed -E 's/^ *([0-9]+) /skipped \1: /'
 [ "$broken" -eq 0 ] || echo "$broken test program(s) did NOT compile: their tests did not run"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$broken" -eq 0 ]
