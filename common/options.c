@@ -154,7 +154,9 @@ int options_parse(int argc, char **argv, const char *stage_name, const struct st
         case ':':
             return fail(err, err_len, "%s needs a value; see --help.", argv[optind - 1]);
         default:
-            if (optopt == 'h' || optopt == 'I') /* --help=VALUE or --stage-info=VALUE (or -I) */
+            /* --help=VALUE or --stage-info=VALUE; -I is not an option (--stage-info has no
+             * short form), but getopt names it in optopt all the same */
+            if ((optopt == 'h' || optopt == 'I') && argv[optind - 1][1] == '-')
                 return fail(err, err_len, "--%s takes no value; see --help.",
                             optopt == 'h' ? "help" : "stage-info");
             if (optopt > 0) /* a short option such as -x: getopt names it in optopt */

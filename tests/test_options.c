@@ -165,7 +165,7 @@ static const struct command_line COMMAND_LINES[] = {
     NOT_BOTH("--n=10", "--input=a.npy"),
     /* Unknown options, a missing value, stray arguments */
     UNKNOWN("'--fast'", "--fast"), UNKNOWN("'--fast'", "--n", "5", "--fast"),
-    UNKNOWN("--size", "--size", "5"), UNKNOWN("'-n'", "-n", "5"), UNKNOWN("'-x'", "-xy"),
+    UNKNOWN("--size", "--size", "5"), UNKNOWN("'-n'", "-n", "5"), UNKNOWN("'-x'", "-xy"), UNKNOWN("'-I'", "-I"),
     {"ms", ARGS("--help=1"),                REFUSED("--help takes no value")},
     {"ms", ARGS("--stage-info=1"),          REFUSED("--stage-info takes no value")},
     MISSING("--n"), MISSING("--reps"), MISSING("--block"), MISSING("--input"),
