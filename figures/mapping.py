@@ -7,16 +7,11 @@ round, the cells it read and the cell it wrote. A replay must end with the sum o
 every element counted exactly once, or the script stops. One emitter draws the additions as
 TikZ rows of cells and arrows; the figure functions only say where each row goes.
 
-  python3 figures/mapping.py --tex DIR   DIR/step01.tex .. step07.tex: bare tikzpictures for the
-                                         deck, which defines deckblue and deckgray and loads
-                                         tikz with the arrows.meta library; and the deck's own
-                                         DIR/coalescing.tex (a warp's loads and their 32-byte
-                                         sectors, stages 3 and 2, at the launch's real size) and
-                                         DIR/coarsening.tex (the course notes' figure: two blocks
-                                         take 8 steps, one coarsened block 6), replayed alike
+  python3 figures/mapping.py --tex DIR   DIR/step01.tex .. step07.tex and the deck's own
+      DIR/coalescing.tex and coarsening.tex (DECK_FIGURES): bare tikzpictures for the deck,
+      which defines deckblue and deckgray and loads tikz with the arrows.meta library
   python3 figures/mapping.py --png DIR   DIR/step01.png .. step07.png for the READMEs, through
-                                         LuaLaTeX and pdftoppm (`make figures`); the LaTeX files
-                                         and the PDF go to build/figures/
+      LuaLaTeX and pdftoppm (`make figures`); the LaTeX files and the PDF go to build/figures/
 
 Python 3 standard library only. Each picture fits a 16:9 Beamer frame under its title: at most
 12.5 cm x 6 cm (checked when rendering), and no text smaller than \\scriptsize (8 pt): the deck
@@ -97,16 +92,10 @@ class Array:
         assert i >= len(self.cells)
         return Val(IDENTITY, parts=(Loc(self, i, True),))
 
-
-class Vectors:
-    """An array read 16 bytes at a time (elem4_t): vector j is elements 4j .. 4j + 3."""
-
-    def __init__(self, array):
-        self.array = array
-
-    def __getitem__(self, j):
-        self.array.trace.vector_reads.append((*self.array.trace.current, j))
-        return elem4_t(*(self.array[4 * j + k] for k in range(4)))
+    def vector(self, j):
+        """The kernel's input4[j]: elements 4j .. 4j + 3 as one 16-byte load (elem4_t)."""
+        self.trace.vector_reads.append((*self.trace.current, j))
+        return elem4_t(*(self[4 * j + k] for k in range(4)))
 
 
 class Trace:
@@ -244,14 +233,16 @@ def step04():
     return tr.finish(input_s[0])
 
 
-def step05():
-    """Stage 5: block b reduces segment b, 2 * blockDim.x elements, and atomicAdds its sum."""
-    tr, input, sum = launch(example(28), grid=2, block=8, warp=4)  # the last segment is partial
-    blockDim, n = tr.blockDim, tr.n
+def step05(n=28, load="load"):
+    """Stage 5: block b reduces segment b, 2 * blockDim.x elements, and atomicAdds its sum. At
+    n = 32 (every bounds check passes), the course notes' segmented kernel (smem_reduction,
+    Strided+SMEM) at the size of their coarsening figure, its first round labelled load."""
+    tr, input, sum = launch(example(n), grid=2, block=8, warp=4)  # n = 28: a partial segment
+    blockDim = tr.blockDim
     for blockIdx in range(tr.gridDim):  # the blocks run independently, in any order
         input_s = Array(tr, "input_s", "shared", blockDim)  # one per block
         segment = 2 * blockDim * blockIdx
-        for t in tr.round("load", blockIdx):
+        for t in tr.round(load, blockIdx):
             i = segment + t
             first = input[i] if i < n else input.identity(i)
             second = input[i + blockDim] if i + blockDim < n else input.identity(i + blockDim)
@@ -290,7 +281,7 @@ def step07():
     COARSE_FACTOR, WARP_SIZE = 2, 8  # a warp of 8 lanes in the picture; 32 on the GPU
     tr, input, sum = launch(example(130), grid=1, block=8, warp=WARP_SIZE)  # n % 4 = 2
     blockDim, n = tr.blockDim, tr.n
-    input4, n4, seg = Vectors(input), n // 4, COARSE_FACTOR * 2 * blockDim
+    n4, seg = n // 4, COARSE_FACTOR * 2 * blockDim
     for blockIdx in range(tr.gridDim):
         partial = Array(tr, "partial", "register", blockDim)
         warp_sums = Array(tr, "warp_sums", "shared", blockDim // WARP_SIZE)
@@ -299,7 +290,7 @@ def step07():
                 i = segment + t
                 for tile in range(COARSE_FACTOR * 2):
                     if i + tile * blockDim < n4:
-                        v = input4[i + tile * blockDim]
+                        v = input.vector(i + tile * blockDim)
                         partial[t] += v.x + v.y + v.z + v.w
         for t in tr.round("tail", blockIdx):
             if blockIdx == 0 and t < n % 4:  # the last n % 4 elements
@@ -329,21 +320,6 @@ def warp_reduce(tr, blockIdx, x, which):
         for t in tr.round(f"offset {offset}{which}", blockIdx):
             x[t] += got[t]
         offset //= 2
-
-
-def notes_segmented():
-    """The course notes' segmented kernel (smem_reduction, Strided+SMEM), at the size of their
-    coarsening figure: 2 blocks of 8 threads, a segment of 16 elements each."""
-    tr, A, sum = launch(example(32), grid=2, block=8, warp=4, input="A")
-    blockDim = tr.blockDim
-    for blockIdx in range(tr.gridDim):
-        smem_buf = Array(tr, "smem_buf", "shared", blockDim)
-        segment = 2 * blockDim * blockIdx
-        for t in tr.round(f"`A[i] + A[i + {blockDim}]`", blockIdx):
-            i = segment + t
-            smem_buf[t] = A[i] + A[i + blockDim]
-        shared_tree(tr, smem_buf, blockIdx, sum)
-    return tr.finish(sum[0])
 
 
 def notes_coarse():
@@ -538,10 +514,10 @@ def figure01(tr, pitch=0.62, x0=1.45):
     return pic
 
 
-def figure_tree(tr, owner, title, pitch=0.56, dy=1.3):
+def figure_tree(tr, owner=lambda t: t, pitch=0.56, dy=1.3):
     """Stages 2-4: the array after each round, a row a round; above each row the threads, each
     over the element it owns (owner(t)), the warps boxed; on the right each round's stride and
-    how many threads and warps work in it."""
+    how many threads and warps work in it. In place, unless stage 4's tree is in shared memory."""
     pic = Picture(tr)
     input, shared = tr.arrays[0], [a for a in tr.arrays if a.space == "shared"]
     for r in range(len(tr.rounds)):
@@ -553,7 +529,8 @@ def figure_tree(tr, owner, title, pitch=0.56, dy=1.3):
                  "band")
         pic.text((end + 0.15, -dy), "`input_s`: shared memory\n(on chip, one per block)")
     right = (tr.n - 0.5) * pitch + 0.2
-    pic.text((right, 0), title)
+    kept = "read once, never written" if shared else "changed in place"
+    pic.text((right, 0), f"`input`: global memory,\n{kept}")
     x_of = lambda t: owner(t) * pitch
     assert all(w.index == owner(w.thread) for w in tr.writes), "a thread wrote what it does not own"
     for r in range(1, len(tr.rounds)):
@@ -773,9 +750,10 @@ def figure_coalescing(tr2, tr3, x0=1.5, pl=0.42, pe=0.21):
 
 
 def figure_coarsening(seg, coarse, pitch=0.43, dy=0.55):
-    """The course notes' coarsening figure, from the replays of their two kernels: each step a
-    row of the block's threads, blue while they add. (a) two blocks of 8 threads, one after the
-    other (a GPU that holds one block at a time); (b) one coarsened block."""
+    """The course notes' coarsening figure, from the replays of their two kernels (the segmented
+    one is stage 5's at n = 32): each step a row of the block's threads, blue while they add.
+    (a) two blocks of 8 threads, one after the other (a GPU that holds one block at a time);
+    (b) one coarsened block."""
     pic = Picture()
 
     def steps(tr, b):  # the rounds in which block b adds (writes of two operands), atomics aside
@@ -815,13 +793,9 @@ def figure_coarsening(seg, coarse, pitch=0.43, dy=0.55):
 FIGURES = [  # name, caption, figure, the replays it draws
     ("step01", "Stage 1: one atomicAdd per element", figure01, step01),
     ("step02", "Stage 2: interleaved addressing, thread t owns element 2t",
-     lambda tr: figure_tree(tr, lambda t: 2 * t, "`input`: global memory,\nchanged in place"),
-     step02),
-    ("step03", "Stage 3: sequential addressing, thread t owns element t",
-     lambda tr: figure_tree(tr, lambda t: t, "`input`: global memory,\nchanged in place"), step03),
-    ("step04", "Stage 4: the tree in shared memory",
-     lambda tr: figure_tree(tr, lambda t: t, "`input`: global memory,\nread once, never written"),
-     step04),
+     lambda tr: figure_tree(tr, lambda t: 2 * t), step02),
+    ("step03", "Stage 3: sequential addressing, thread t owns element t", figure_tree, step03),
+    ("step04", "Stage 4: the tree in shared memory", figure_tree, step04),
     ("step05", "Stage 5: a segment per block, one atomicAdd per block", figure05, step05),
     ("step06", "Stage 6: thread coarsening on a grid-stride loop", figure06, step06),
     ("step07", "Stage 7: 16-byte loads and warp shuffles", figure07, step07),
@@ -831,7 +805,7 @@ DECK_FIGURES = [
     ("coalescing", "A warp's loads and the 32-byte sectors they touch, stages 3 and 2",
      figure_coalescing, lambda: step02(2048, 1024, 32), lambda: step03(2048, 1024, 32)),
     ("coarsening", "The course notes' coarsening figure: two blocks, 8 steps; one coarsened, 6",
-     figure_coarsening, notes_segmented, notes_coarse),
+     figure_coarsening, lambda: step05(32, "`A[i] + A[i + 8]`"), notes_coarse),
 ]
 
 
