@@ -24,7 +24,7 @@ import re
 import sys
 from collections import defaultdict
 
-from plot import HEADER, num, pyplot, read_rows, size  # bench/plot.py: the CSV, read as it reads
+from plot import HEADER, num, pow2, pyplot, read_rows, size  # bench/plot.py: its CSV, as it reads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUB_OWNER = "step07_warp_shuffle"  # CUB's time at an n: the one measured in this stage's process
@@ -82,10 +82,6 @@ def times(x):  # a speed-up
     return "–" if x is None else f"{num(x)}×"
 
 
-def exp(n):  # n as a power of two
-    return f"2^{n.bit_length() - 1}"
-
-
 def cells(d, above):
     """A row's cells: stage, time (µs), GB/s, % of peak, step and cumulative speed-up."""
     r = d["row"]
@@ -111,7 +107,7 @@ def table(gpu, peak, by, ns, csv):
             c = cells(d, above)
             rows.append("| " + " | ".join([c[0], d["what"]] + c[1:]) + " |")
             above = d["stage"]
-        parts += [f"**n = {exp(n)}** ({size(4 * n)})", "\n".join(rows)]
+        parts += [f"**n = {pow2(n)}** ({size(4 * n)})", "\n".join(rows)]
     return "\n\n".join(parts)
 
 
@@ -122,19 +118,18 @@ def stage_rows(gpu, by, ns, stage, csv):
     if stage not in STAGES:
         raise ValueError(f"no row '{stage}'; the rows are {', '.join(STAGES + list(AT_SCALE))}")
     k = STAGES.index(stage)
-    rows, steps, cums, seen = [HEAD.format("n | stage")], [], [], False
+    rows, steps, cums, seen = [HEAD.format("n | stage")], {}, [], False
     for n in ns:
-        d, at = measure(by, n)[k], f"at n = {exp(n)}"
+        d, at = measure(by, n)[k], f"at n = {pow2(n)}"
         seen |= d["row"] is not None
-        c = [f"{exp(n)} ({size(4 * n)})"] + cells(d, STAGES[k - 1] if k else None)
+        c = [f"{pow2(n)} ({size(4 * n)})"] + cells(d, STAGES[k - 1] if k else None)
         rows.append("| " + " | ".join(c) + " |")
-        if d["step"] is not None:
-            steps.append((d["over"], f"{times(d['step'])} {at}"))
+        if d["step"] is not None:  # a clause per stage compared with
+            steps.setdefault(d["over"], []).append(f"{times(d['step'])} {at}")
         if d["cum"] is not None and k:
             cums.append(f"{times(d['cum'])} {at}")
     said = [f"timed at scale as {stage}, a segment per block"] if lesson != stage else []
-    said += [f"step speed-up over {o}: " + ", ".join(v for o2, v in steps if o2 == o)
-            for o in dict.fromkeys(o for o, _ in steps)]  # a clause per stage compared with
+    said += [f"step speed-up over {o}: " + ", ".join(v) for o, v in steps.items()]
     said += [f"cumulative, over {STAGES[0]}: " + ", ".join(cums)] if cums else []
     said += [f"CUB timed in the process of {CUB_OWNER}"] if stage == "cub" else []
     said += ["this stage is the baseline of every speed-up"] if not k else []

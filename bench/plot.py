@@ -69,6 +69,10 @@ def num(x):
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
 
 
+def pow2(n):  # n, a power of two, as one: 2^24
+    return f"2^{n.bit_length() - 1}"
+
+
 def size(nbytes):
     for unit in ("B", "KiB", "MiB", "GiB"):
         if nbytes < 1024 or unit == "GiB":
@@ -88,7 +92,7 @@ def table(data, bad):
             d = data[s][n]
             ratio = "1.00" if s == "cub" else "–" if d["ratio"] is None else f"{d['ratio']:.2f}"
             note = " (**wrong sum**)" if (s, n) in wrong else ""
-            lines.append(f"| 2^{n.bit_length() - 1} ({size(4 * n)}) | {s}{note} "
+            lines.append(f"| {pow2(n)} ({size(4 * n)}) | {s}{note} "
                          f"| {num(d['gbps'])} | {num(d['pct'])} | {ratio} |")
     return "\n".join(lines)
 
@@ -114,8 +118,7 @@ def plot(gpu, peak, data, bad, out):
     ax.set_xscale("log", base=2)
     lo, hi = all_n[0].bit_length() - 1, all_n[-1].bit_length() - 1
     exps = range(lo + lo % 2, hi + 1, 2)
-    ax.set_xticks([1 << e for e in exps])
-    ax.set_xticklabels([f"$2^{{{e}}}$" for e in exps])
+    ax.set_xticks([1 << e for e in exps], [f"$2^{{{e}}}$" for e in exps])
     ax.minorticks_off()
     ax.set_xlim(all_n[0] / 1.3, all_n[-1] * 1.3)
     top = max([peak] + [d["gbps"] for s in data for d in data[s].values()])
@@ -142,7 +145,7 @@ def main():
 
     gpu, peak, data, bad = load(args.csv)
     for s, n, _ in bad:
-        print(f"WARNING: {s} n=2^{n.bit_length() - 1}: wrong sum (sum_ok=0)", file=sys.stderr)
+        print(f"WARNING: {s} n={pow2(n)}: wrong sum (sum_ok=0)", file=sys.stderr)
     if args.table or args.table_only:
         print(table(data, bad))
     if not args.table_only:

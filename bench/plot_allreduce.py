@@ -1,11 +1,7 @@
 #!/usr/bin/env python3
 """Draw stage 9's all-reduce plot (bandwidth against message size) from its CSV.
 
-Usage: python3 bench/plot_allreduce.py CSV [-o PNG] [--table]
-  CSV      rows of `build/step09 --bench --csv CSV` (bench/allreduce.sh keeps one run per number
-           of GPUs); step09_multi_gpu/README.md says how time_ms and latency_ms are measured
-  -o PNG   output image (default: allreduce.png next to the CSV)
-  --table  also print a Markdown table of busbw (algbw for one GPU) at 1 KiB .. 1 GiB
+Usage: python3 bench/plot_allreduce.py CSV [-o PNG] [--table]; --help says what each does.
 
 Left: bus bandwidth busbw (nccl-tests' formula), the rate each GPU's link carries in a ring
 all-reduce, one line per G > 1; one GPU has no link (busbw 0), so the right panel shows algorithm
@@ -53,9 +49,12 @@ def table(gpu, series):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("csv")
-    ap.add_argument("-o", dest="png")
-    ap.add_argument("--table", action="store_true")
+    ap.add_argument("csv", help="rows of `build/step09 --bench --csv CSV` (bench/allreduce.sh "
+                    "keeps one run per number of GPUs); step09_multi_gpu/README.md says how "
+                    "time_ms and latency_ms are measured")
+    ap.add_argument("-o", dest="png", help="output image (default: allreduce.png next to the CSV)")
+    ap.add_argument("--table", action="store_true", help="also print a Markdown table of busbw "
+                    "(algbw for one GPU) at 1 KiB .. 1 GiB")
     a = ap.parse_args()
     gpu, series, copy = load(a.csv)
     if a.table:
@@ -65,12 +64,9 @@ def main():
     styles = {"int32": "-", "float32": "--"}
     gs = sorted({g for g, _ in series})
     for (g, t), pts in sorted(series.items()):
-        x, style = [b for b, _, _ in pts], dict(marker="os^vD"[gs.index(g) % 5], ms=3)
-        right.plot(x, [alg for _, alg, _ in pts], styles.get(t, "-"),
-                   label=f"{g} GPU{'s' if g > 1 else ''}, {t}", **style)
-        if g > 1:
-            left.plot(x, [bus for _, _, bus in pts], styles.get(t, "-"),
-                      label=f"{g} GPUs, {t}", **style)
+        for ax, col in ((right, 1), (left, 2))[:1 + (g > 1)]:  # busbw: only where there is a link
+            ax.plot([p[0] for p in pts], [p[col] for p in pts], styles.get(t, "-"), ms=3,
+                    marker="os^vD"[gs.index(g) % 5], label=f"{g} GPU{'s' if g > 1 else ''}, {t}")
     read_rate = max(copy.values()) / 2
     for ax in (left, right):
         ax.axhline(read_rate, color="grey", lw=1, ls=":",
@@ -86,7 +82,8 @@ def main():
     if not any(g > 1 for g in gs):
         left.text(0.5, 0.5, "measured on one GPU only:\nno link, busbw = 0",
                   transform=left.transAxes, ha="center", va="center", color="grey")
-    fig.suptitle(f"ncclAllReduce (ring, NVLS off), {gpu}: build/step09 --bench")
+    fig.suptitle(f"ncclAllReduce (NVLS off, NCCL picks the algorithm), {gpu}: "
+                 "build/step09 --bench")
     fig.tight_layout()
     png = a.png or os.path.join(os.path.dirname(a.csv) or ".", "allreduce.png")
     fig.savefig(png, dpi=120)

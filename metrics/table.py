@@ -63,6 +63,11 @@ def warn(message):
     print("metrics: " + message, file=sys.stderr)
 
 
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
 def listed_metrics(query_text):
     """The base names in `ncu --query-metrics` output (the first column of its table, not the
     dashed rules), or None when the text holds no such table (no GPU, no permission, an error)."""
@@ -194,14 +199,10 @@ def selftest():
     """Real output of Nsight Compute 2025.3.1 on an NVIDIA H200 (testdata/README.md): the numbers
     testdata/README.md quotes must come out of both pages, and the name checks must fall back as
     promised."""
-    def read(name):
-        with open(os.path.join(TESTDATA, name), encoding="utf-8") as f:
-            return f.read()
-
     def rows(stage, n, page):  # rows of metrics.csv
-        return stage_rows(stage, n, "NVIDIA H200", read(page))
+        return stage_rows(stage, n, "NVIDIA H200", read(os.path.join(TESTDATA, page)))
 
-    query = read("query_excerpt.txt")
+    query = read(os.path.join(TESTDATA, "query_excerpt.txt"))
     names = choose_names(query)
     old = choose_names(query.replace("smsp__average_thread_inst_executed_per_inst_executed ", "x "))
     with contextlib.redirect_stderr(io.StringIO()) as said:
@@ -244,19 +245,16 @@ def selftest():
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "names":
-        with open(argv[2], encoding="utf-8", errors="replace") as f:
-            print(",".join(choose_names(f.read())))
+        print(",".join(choose_names(read(argv[2]))))
     elif len(argv) == 6 and argv[1] == "rows":
-        with open(argv[5], encoding="utf-8", errors="replace") as f:
-            try:
-                rows = stage_rows(argv[2], argv[3], argv[4], f.read())
-            except ValueError as e:
-                warn("%s: %s (%s)." % (argv[2], e, argv[5]))
-                return 1
+        try:
+            rows = stage_rows(*argv[2:5], read(argv[5]))
+        except ValueError as e:
+            warn("%s: %s (%s)." % (argv[2], e, argv[5]))
+            return 1
         csv.writer(sys.stdout, lineterminator="\n").writerows(rows)
     elif len(argv) == 5 and argv[1] == "markdown":
-        with open(argv[2], encoding="utf-8") as f:
-            sys.stdout.write(markdown(f.read(), argv[3], argv[4]))
+        sys.stdout.write(markdown(read(argv[2]), argv[3], argv[4]))
     elif len(argv) == 2 and argv[1] == "selftest":
         return selftest()
     else:

@@ -21,7 +21,6 @@ sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d
 import plot  # noqa: E402 (bench/plot.py)
 from plot_allreduce import HEADER as ALLREDUCE, TABLE_BYTES  # noqa: E402
 
-HARRIS = os.environ.get("SLIDES_HARRIS", "bench/harris.py")  # another path tests the placeholder
 ESCAPE = str.maketrans({"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\textasciitilde{}",
                         **{c: "\\" + c for c in "&%$#_{}"}})
 
@@ -44,10 +43,6 @@ def note(md):  # the paragraph under a table
 
 def placeholder(command):
     return r"\par\smallskip{\centering\small\emph{Not made yet:} %s\par}" % tex(f"`{command}`")
-
-
-def pow2(n):
-    return f"2^{n.bit_length() - 1}"
 
 
 def tabular(head, align, rows, keep=None):
@@ -90,7 +85,7 @@ def tabular(head, align, rows, keep=None):
 def run_harris(csv, command, *args, **options):
     """bench/harris.py COMMAND CSV ARGS --OPTION VALUE (those given): its output, or None where
     it fails (no harris.py, no matplotlib for png); and the command line, for the placeholder."""
-    argv = [HARRIS, command, csv, *args]
+    argv = ["bench/harris.py", command, csv, *args]
     argv += [x for k, v in options.items() if v for x in (f"--{k}", v)]
     run = subprocess.run([sys.executable] + argv, stdout=subprocess.PIPE, text=True)
     line = " ".join(["python3"] + argv)
@@ -138,9 +133,9 @@ def variants(csv, names):
         d = data.get(name) or sys.exit(f"tables.py: no variant {name} in {csv}")
         top = max(d)
         cells = [name] + [f"{d[n]['ratio']:.2f}" if n in d and d[n]["ratio"] else "--" for n in ns]
-        pct = plot.num(d[top]["pct"]) + ("" if top == ns[-1] else f" at {pow2(top)}")
+        pct = plot.num(d[top]["pct"]) + ("" if top == ns[-1] else f" at {plot.pow2(top)}")
         rows.append(cells + [pct])
-    head = ["variant"] + [pow2(n) for n in ns] + [f"% of peak at {pow2(ns[-1])}"]
+    head = ["variant"] + [plot.pow2(n) for n in ns] + [f"% of peak at {plot.pow2(ns[-1])}"]
     return tabular(head, "l" + "r" * (len(ns) + 1), rows) + "\n\n" + note(
         "time / CUB at each n; below 1: faster than CUB. " + peak(csv))
 
@@ -157,7 +152,7 @@ def counters(csv, stage, metrics):
             at.setdefault((s, r["n"], r["block"]), {})[r["metric"]] = float(r["value"])
     if not at:
         sys.exit(f"tables.py: no counters of {stage} in {csv}")
-    body = [[s, pow2(int(n)), block] + [
+    body = [[s, plot.pow2(int(n)), block] + [
         table.fmt(next((v[m] for m in names if m in v), None), scale, decimals)
         for _, _, scale, decimals, names in specs] for (s, n, block), v in at.items()]
     head = ["stage", "n", "block"] + [c[0] + (f" ({c[1]})" if c[1] else "") for c in specs]
@@ -192,17 +187,6 @@ def allreduce(csv):
         f"{plot.num(copy)} GB/s read + write, {plot.num(copy / 2)} read. `{csv}`")
 
 
-def allreduceplot(csv):
-    rows = plot.read_rows(csv, ALLREDUCE)
-    png = os.path.join(os.path.dirname(csv), "allreduce.png")
-    if max(int(r["gpus"]) for r in rows) < 2 or not os.path.exists(png):
-        return tex(f"Measured on one GPU only ({rows[0]['gpu']}): its busbw is 0, no link. The 2- "
-                   "and 4-GPU runs are still to be made: `make bench-step09 GPUS=2`, then "
-                   "`GPUS=4`.")
-    return (r"\begin{center}\includegraphics[width=\linewidth,height=0.75\textheight,"
-            r"keepaspectratio]{%s}\end{center}" % png + "\n\n" + tex(f"`{png}`"))
-
-
 DIVS = {  # a div: what makes its LaTeX from the newest CSV of a kind; what makes that CSV
     "harris": (harris, "bench/*/results.csv", "make bench"),
     "harrisplot": (harrisplot, "bench/*/results.csv", "make bench"),
@@ -210,7 +194,6 @@ DIVS = {  # a div: what makes its LaTeX from the newest CSV of a kind; what make
     "variants": (variants, "bench/*/variants.csv", "make variants"),
     "counters": (counters, "metrics/*/metrics.csv", "make metrics"),
     "allreduce": (allreduce, "bench/*/allreduce.csv", "make bench-step09"),
-    "allreduceplot": (allreduceplot, "bench/*/allreduce.csv", "make bench-step09"),
 }
 
 
