@@ -28,8 +28,7 @@
 #endif
 #define NPY_ASTYPE "numpy." ELEM_NAME /* numpy.int32 or numpy.float32 */
 
-#define HEADER_MAX 65536u       /* numpy writes a 1-D header in < 200 bytes: more is corruption */
-#define CHUNK ((size_t)1 << 26) /* 64 MiB per fread/fwrite: some C libraries fail 2 GiB calls */
+#define HEADER_MAX 65536u /* numpy writes a 1-D header in < 200 bytes: more is corruption */
 #define SHOW(len) ((len) > 40 ? 40 : (int)(len)) /* header text in a message: one short line */
 
 /* Writes one sentence, "path: " and the message, into err; returns -1 so that callers can
@@ -181,8 +180,6 @@ not_dict:
         "', 'fortran_order': False, 'shape': (5,), }; expected a file written by numpy.save");
 }
 
-/* ---- Reading ---- */
-
 /* Checks the file f (of file_size bytes) and, unless data is NULL (npy_shape), reads its data. */
 static int read_npy(FILE *f, unsigned long long file_size, const char *path, elem_t **data,
                     size_t *n, char *err, size_t err_len)
@@ -204,8 +201,7 @@ static int read_npy(FILE *f, unsigned long long file_size, const char *path, ele
         return FAIL("the header is truncated: the file ends inside the header length; the file "
                     "is incomplete");
     unsigned long long header_len = 0;
-    for (size_t i = 0; i < len_size; i++)
-        header_len |= (unsigned long long)pre[8 + i] << 8 * i; /* little-endian */
+    memcpy(&header_len, pre + 8, len_size); /* little-endian, as the host */
     if (header_len > HEADER_MAX)
         return FAIL("header_len is %llu bytes, more than the 64 KiB limit; the file is corrupt "
                     "(numpy.save writes about 128 bytes)",
@@ -238,19 +234,17 @@ static int read_npy(FILE *f, unsigned long long file_size, const char *path, ele
     if (data == NULL || *n == 0) /* npy_shape, or nothing to read: *data stays NULL */
         return 0;
 
-    char *buf = malloc((size_t)bytes);
-    if (buf == NULL)
+    *data = malloc((size_t)bytes);
+    if (*data == NULL)
         return FAIL("out of memory: %zu elements need %llu bytes", *n, bytes);
-    for (size_t done = 0, want; done < bytes; done += want) {
-        want = bytes - done < CHUNK ? (size_t)(bytes - done) : CHUNK;
-        if (fread(buf + done, 1, want, f) != want) {
-            FAIL("read failed after %zu of %llu data bytes (%s)", done, bytes,
-                 ferror(f) ? strerror(errno) : "the file shrank while being read");
-            free(buf);
-            return -1;
-        }
+    size_t got = fread(*data, 1, (size_t)bytes, f); /* glibc retries the kernel's short reads */
+    if (got != bytes) {
+        FAIL("read failed after %zu of %llu data bytes (%s)", got, bytes,
+             ferror(f) ? strerror(errno) : "the file shrank while being read");
+        free(*data);
+        *data = NULL;
+        return -1;
     }
-    *data = (elem_t *)buf;
     return 0;
 }
 
@@ -281,32 +275,23 @@ int npy_shape(const char *path, size_t *n, char *err, size_t err_len)
     return npy_read(path, NULL, n, err, err_len);
 }
 
-/* ---- Writing ---- */
-
 int npy_write(const char *path, const elem_t *data, size_t n, char *err, size_t err_len)
 {
     /* The header exactly as numpy.save writes it: the dict with sorted keys, then spaces and a '\n'
      * up to a multiple of 64 bytes. The dict is 56 + digits(n) <= 76 characters (numpy >= 1.24
      * pads it to 77 so that the shape can grow to 21 digits in place): with the 10-byte preamble,
      * the header ends at byte 128 for any n, in the same bytes for any numpy version. */
-    char pre[128];
-    memset(pre, ' ', sizeof pre);
-    memcpy(pre, "\x93NUMPY\x01\x00\x76\x00", 10); /* version 1.0, header_len 118 */
-    int dict = snprintf(pre + 10, sizeof pre - 10,
-                        "{'descr': '" NPY_DESCR "', 'fortran_order': False, 'shape': (%zu,), }", n);
-    pre[10 + dict] = ' '; /* snprintf's NUL */
-    pre[127] = '\n';
+    char dict[80], pre[129]; /* + 1: snprintf's NUL */
+    snprintf(dict, sizeof dict,
+             "{'descr': '" NPY_DESCR "', 'fortran_order': False, 'shape': (%zu,), }", n);
+    /* version 1.0 and header_len 118 (0x76), little-endian: each %c is a zero byte */
+    snprintf(pre, sizeof pre, "\x93NUMPY\x01%c\x76%c%-117s\n", 0, 0, dict);
 
     FILE *f = fopen(path, "wb");
     if (f == NULL)
         return FAIL("cannot create (%s); expected a writable path", strerror(errno));
-    int ok = fwrite(pre, 1, sizeof pre, f) == sizeof pre;
-    const char *bytes = (const char *)data;
     size_t total = n * sizeof(elem_t); /* data holds n elements, so this cannot overflow */
-    for (size_t done = 0, want; ok && done < total; done += want) {
-        want = total - done < CHUNK ? total - done : CHUNK;
-        ok = fwrite(bytes + done, 1, want, f) == want;
-    }
+    int ok = fwrite(pre, 1, 128, f) == 128 && (n == 0 || fwrite(data, 1, total, f) == total);
     int saved = errno;
     if (fclose(f) != 0 && ok) /* fclose flushes: a full disk may show only here */
         ok = 0, saved = errno;

@@ -7,11 +7,11 @@
  *   "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }   ...spaces...\n"
  *   element 0, element 1, ...            little-endian, C order
  *
- * Only the one dtype of this build is accepted ('<i4' for int32, '<f4' with -DREDUCE_FLOAT): the
- * reader never converts, so a file's bytes are exactly what the kernels sum. Sizes are 64-bit
- * throughout, so arrays of more than 2^31 elements (more than 4 GiB) work. Each function returns 0,
- * or -1 and writes into err one sentence: the path, what is wrong and what is expected
- * (NUL-terminated, cut to err_len bytes; err may be NULL if err_len is 0).
+ * Only the one dtype of this build is read and written ('<i4' for int32, '<f4' with
+ * -DREDUCE_FLOAT): the reader never converts, so a file's bytes are exactly what the kernels sum.
+ * Sizes are 64-bit throughout, so arrays of more than 2^31 elements (more than 4 GiB) work. Each
+ * function returns 0, or -1 and writes into err one sentence: the path, what is wrong and what is
+ * expected (NUL-terminated, cut to err_len bytes; err may be NULL if err_len is 0).
  */
 #ifndef NPY_H
 #define NPY_H
@@ -20,14 +20,10 @@
 
 #include "reduce.h" /* elem_t */
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* npy_read: loads the 1-D array in the .npy file at path: versions 1.0, 2.0 and 3.0 as numpy.save
- * writes them, dtype '<i4' ('<f4' with -DREDUCE_FLOAT), fortran_order False, shape (n,) with
- * n >= 0, header keys in any order. *n is a count of elements; *data points to n * sizeof(elem_t)
- * bytes from malloc, which the caller free()s, or is NULL when *n == 0.
+ * writes them, this build's dtype, fortran_order False, shape (n,) with n >= 0, header keys in any
+ * order. *n is a count of elements; *data points to n * sizeof(elem_t) bytes from malloc, which
+ * the caller free()s, or is NULL when *n == 0.
  *
  * Fails (*data NULL, *n 0, nothing allocated) on a file missing or unreadable, not a .npy file, an
  * unsupported version, a malformed or oversized header (more than 64 KiB), another dtype, Fortran
@@ -41,14 +37,10 @@ int npy_read(const char *path, elem_t **data, size_t *n, char *err, size_t err_l
 int npy_shape(const char *path, size_t *n, char *err, size_t err_len);
 
 /* npy_write: writes data[0..n) (n elements; data may be NULL when n == 0) to path as a version-1.0
- * .npy file, byte for byte what numpy.save writes for the same 1-D array: dtype '<i4' ('<f4' with
- * -DREDUCE_FLOAT), header padded with spaces and ended with '\n' so the data starts at a multiple
- * of 64 bytes. An existing file is replaced. Fails when the file cannot be created or a write
- * fails (disk full, I/O error); a partly written file is then removed. */
+ * .npy file, byte for byte what numpy.save writes for the same 1-D array: the header padded with
+ * spaces and ended with '\n' so the data starts at byte 128. An existing file is replaced. Fails
+ * when the file cannot be created or a write fails (disk full, I/O error); a partly written file
+ * is then removed. */
 int npy_write(const char *path, const elem_t *data, size_t n, char *err, size_t err_len);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif
