@@ -243,8 +243,8 @@ class Submission:
         self.name, self.stage, self.src = name, stage, src
         self.folder = os.path.join(out, name)
         self.checks = {c: (False, "not run", "") for c in CHECKS}  # (passed, text, detail)
-        self.compiled, self.hang, self.lesson_checked = True, False, False
-        self.failed_tests, self.failed_tools = [], []
+        self.compiled, self.hang, self.failed_tests = True, False, []
+        self.caught = []  # what rejected it, in the words of the mutants' 'Caught by:'
         self.ms = self.ref_ms = None
         self.seconds, self.took = 0.0, {}  # in all, and each check's (and the build's)
         self.types = "int32" if TYPE == "int" else "float32"
@@ -305,6 +305,8 @@ def run_tests(program, sub, tag):
 def correct(graded, sub, ref):
     ok, text, msg, sub.failed_tests, sub.hang = run_tests(
         os.path.join(graded, "test_" + sub.stage), sub, "tests")
+    huge = sub.failed_tests == ["stage::n_above_2_to_the_32"]
+    sub.caught += [] if ok else ["timeout" if sub.hang else "huge" if huge else "tests"]
     return ok, text, msg
 
 
@@ -321,7 +323,7 @@ def sanitize(graded, sub, ref):
     rows = [r for r in (l.split(None, 3) for l in read(log).splitlines()
                         if l.startswith(sub.stage + " ")) if len(r) > 2]
     bad = [r for r in rows if r[2] == "FAILED:"]
-    sub.failed_tools = [r[1] for r in bad]
+    sub.caught += [r[1] for r in bad]
     if rc is None or rc == 2:
         return False, "the sanitizer did not run: " + (read(log).strip().splitlines() or
                                                        ["no output"])[-1]
@@ -337,9 +339,11 @@ def speed(graded, sub, ref):
                       os.path.join(sub.folder, "bench"), sub.folder)
     sub.ref_ms = ref.bench_ms(sub.stage, n)
     if sub.ms is None or sub.ref_ms is None:
+        sub.caught.append("speed")
         return False, "the benchmark gave no time at n = %d (%s)" % (
             n, os.path.join(sub.folder, "bench.log"))
     r = sub.ms / sub.ref_ms
+    sub.caught += ["speed"] * (r > SPEED)
     return r <= SPEED, "%.5f ms vs %.5f ms: %.2fx at n = %d (limit %.1fx)" % (
         sub.ms, sub.ref_ms, r, n, SPEED)
 
@@ -351,12 +355,12 @@ def lesson(graded, sub, ref):
                         sub.folder)
     if mine is None:  # "it ...": the program's own doing (it refused the lesson's n, it failed,
         # it launched nothing), which rejects it; else the tools' (no ncu, counters restricted)
-        sub.lesson_checked = why.startswith(("it ", "Nsight Compute profiled no kernel"))
-        return False, ("no lesson: " if sub.lesson_checked else "not checked: ") + why
+        checked = why.startswith(("it ", "Nsight Compute profiled no kernel"))
+        sub.caught += ["lesson"] * checked
+        return False, ("no lesson: " if checked else "not checked: ") + why
     (prev, why_prev), (this, why_this) = ref.counters(previous(s), size), ref.counters(s, size)
     if prev is None or this is None:
         return False, "not checked: " + (why_prev or why_this)
-    sub.lesson_checked = True
     ok, lines = lessons.judge(s, dict(mine, stage="yours"), prev, this)
     text = "; ".join(lines)
     if s == "step08":
@@ -365,6 +369,7 @@ def lesson(graded, sub, ref):
         ok = ok and r_ok
         text += "; float32 exact replay (test_deterministic): " + r_text + (
             " (%s)" % msg if msg else "")
+    sub.caught += ["lesson"] * (not ok)
     return ok, text
 
 
@@ -389,7 +394,7 @@ def grade(sub, graded, ref):
             log = read(logs[0]) + read(logs[1])
             first = "\n".join([l for l in log.splitlines()
                                if "error" in l and not l.startswith("make")][:3])
-            sub.compiled = False
+            sub.compiled, sub.caught = False, ["compile"]
             for c in CHECKS:
                 sub.check(c, False, "did not compile", first or log[-300:])
             sub.seconds = time.time() - start
@@ -544,19 +549,6 @@ def submissions_in(folder, stage, out):
 
 
 # ---- make mutants --------------------------------------------------------------------------
-def rejected_by(sub):
-    """What rejected a graded mutant, in the words of the patches' 'Caught by:'."""
-    seen = [] if sub.compiled else ["compile"]
-    if sub.hang:
-        seen.append("timeout")
-    elif sub.compiled and not sub.ok("correct"):
-        seen.append("huge" if sub.failed_tests == ["stage::n_above_2_to_the_32"] else "tests")
-    seen += sub.failed_tools
-    if sub.compiled and not sub.hang and not sub.ok("fast enough"):
-        seen.append("speed")
-    return seen + ["lesson"] * (sub.lesson_checked and not sub.ok("lesson"))
-
-
 def mutants(build, names):
     """Every tests/mutants/NAME.patch (one mistake, 'Caught by: WHY') and every stage NN-1's own
     file handed in as stage NN (caught by: lesson), graded as classes, one per stage."""
@@ -598,7 +590,7 @@ def mutants(build, names):
         graded = grade_all(build, [stage], [sub for sub in subs if sub.stage == stage],
                            os.path.join(folder, stage), "known-wrong kernels")
         for sub in graded:
-            want, seen = chosen[sub.name][1], rejected_by(sub)
+            want, seen = chosen[sub.name][1], sub.caught
             if want == "nothing":
                 verdict = "ok" if sub.passed() else (
                     "rejected by %s: its patch says no check sees it" % " ".join(seen))

@@ -12,14 +12,10 @@ midpoint between stage NN-1's value and stage NN's; a counter on which the two a
 nothing (none does, today). Stage 8 is also graded by its float32 exact replay, in grade.py:
 its lesson is an order.
 
-    lessons.py metrics                 the --metrics list for ncu
-    lessons.py counters N REPORT.csv   the counters of `ncu --import R --csv --page raw
-                                       --print-units base --print-metric-instances details`
-    lessons.py selftest                the rule and the parsing, on metrics/testdata/
+    lessons.py selftest   the rule and the parsing, on metrics/testdata/
 
 Python 3 standard library only; reads ncu's CSV with metrics/table.py.
 """
-import json
 import math
 import os
 import sys
@@ -138,35 +134,32 @@ def fmt(x):
 
 def selftest():
     """Real H200 output (metrics/testdata/): step04's counters, and the rule on made-up values."""
-    failures = []
-
-    def check(what, got, want):
-        if got != want:
-            failures.append("%s: got %r, want %r" % (what, got, want))
-
-    with open(os.path.join(table.TESTDATA, "step04_raw.csv"), encoding="utf-8") as f:
-        c = counters(2048, table.parse_reports(f.read()))
-    check("step04 sectors", (c["ld_sectors"], c["st_sectors"], c["bar"]), (256.0, 1.0, 320.0))
-    check("step04 threads", (c["threads"], c["warps"], c["kernels"]), (1024.0, 32.0, 1))
-    with open(os.path.join(table.TESTDATA, "step04_details.csv"), encoding="utf-8") as f:
-        check("details page", counters(2048, table.parse_reports(f.read()))["ld_sectors"], 256.0)
-    cpu = dict(counters(16, []), stage="step00")
-    check("no kernel", (cpu["red"], cpu["threads"]), (0, 0))
+    def parsed(name):
+        with open(os.path.join(table.TESTDATA, name), encoding="utf-8") as f:
+            return counters(2048, table.parse_reports(f.read()))
 
     def fake(stage, **kw):
         d = {k: 0.0 for k in METRIC}
         d.update(n=2048.0, threads=2048.0, warps=64.0, kernels=1, stage=stage, **kw)
         return d
+    c, cpu = parsed("step04_raw.csv"), dict(counters(16, []), stage="step00")
     prev = fake("step03", shared_ld=0.0, st_sectors=259.0)
     this = fake("step04", shared_ld=641.0, st_sectors=1.0)
-    check("own stage passes", judge("step04", this, prev, this)[0], True)
-    check("previous stage fails", judge("step04", prev, prev, this)[0], False)
     half = fake("x", shared_ld=641.0, st_sectors=259.0)  # shared memory, but still writes back
-    ok, lines = judge("step04", half, prev, this)
-    check("half the lesson fails", (ok, "NOT the lesson" in lines[1]), (False, True))
-    check("no separating counter", judge("step04", this, this, this)[0], False)
+    half_ok, half_lines = judge("step04", half, prev, this)
     missing = dict(this, shared_ld=None)
-    check("missing counter fails", judge("step04", missing, prev, this)[0], False)
+    checks = [  # (what, got, want)
+        ("step04 sectors", (c["ld_sectors"], c["st_sectors"], c["bar"]), (256.0, 1.0, 320.0)),
+        ("step04 threads", (c["threads"], c["warps"], c["kernels"]), (1024.0, 32.0, 1)),
+        ("details page", parsed("step04_details.csv")["ld_sectors"], 256.0),
+        ("no kernel", (cpu["red"], cpu["threads"]), (0, 0)),
+        ("own stage passes", judge("step04", this, prev, this)[0], True),
+        ("previous stage fails", judge("step04", prev, prev, this)[0], False),
+        ("half the lesson fails", (half_ok, "NOT the lesson" in half_lines[1]), (False, True)),
+        ("no separating counter", judge("step04", this, this, this)[0], False),
+        ("missing counter fails", judge("step04", missing, prev, this)[0], False),
+    ]
+    failures = ["%s: got %r, want %r" % k for k in checks if k[1] != k[2]]
     for f in failures:
         print("selftest: " + f, file=sys.stderr)
     print("lessons selftest: %s" % ("ok" if not failures else "%d failed" % len(failures)))
@@ -174,17 +167,10 @@ def selftest():
 
 
 def main(argv):
-    if argv[1:] == ["metrics"]:
-        print(",".join(metrics()))
-    elif len(argv) == 4 and argv[1] == "counters":
-        with open(argv[3], encoding="utf-8", errors="replace") as f:
-            print(json.dumps(counters(float(argv[2]), table.parse_reports(f.read()))))
-    elif argv[1:] == ["selftest"]:
+    if argv[1:] == ["selftest"]:
         return selftest()
-    else:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    return 0
+    print(__doc__.strip(), file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
