@@ -40,9 +40,9 @@ static inline void slurp(FILE *f, char *buf, size_t len)
     fclose(f);
 }
 
-/* Runs BUILD_DIR/program with args (NULL-terminated) into *r; hide_gpus sets
- * CUDA_VISIBLE_DEVICES=-1, which hides every GPU. */
-static inline void run(const char *program, char *const *args, bool hide_gpus, struct result *r)
+/* Runs BUILD_DIR/program with args (NULL-terminated); hide_gpus sets CUDA_VISIBLE_DEVICES=-1,
+ * which hides every GPU. */
+static inline struct result run(const char *program, char *const *args, bool hide_gpus)
 {
     char prog[256];
     snprintf(prog, sizeof prog, "%s/%s", BUILD_DIR, program);
@@ -66,10 +66,11 @@ static inline void run(const char *program, char *const *args, bool hide_gpus, s
     }
     int status;
     cr_assert(waitpid(pid, &status, 0) == pid);
-    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    slurp(out, r->out, sizeof r->out);
-    slurp(err, r->err, sizeof r->err);
+    struct result r = {.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                       .signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0};
+    slurp(out, r.out, sizeof r.out);
+    slurp(err, r.err, sizeof r.err);
+    return r;
 }
 
 /* A fresh file /tmp/reduction-XXXXXX.npy that holds bytes[0..len); returns its path, in a static
@@ -108,8 +109,7 @@ static inline void stages_load(void)
         struct stage *s = &stages[n_stages++];
         snprintf(s->name, sizeof s->name, "%s", name);
         snprintf(s->program, sizeof s->program, "%.6s", name);
-        struct result r;
-        run(s->program, LINE("--stage-info"), false, &r);
+        struct result r = run(s->program, LINE("--stage-info"), false);
         cr_assert_eq(r.status, 0, "%s --stage-info failed: %s", s->program, r.err);
         int on_gpu, single_block, in_place; /* in_place: the harness's business, not the tests' */
         cr_assert_eq(sscanf(r.out, "stage=%*s on_gpu=%d single_block=%d in_place=%d fixed_block=%u",
@@ -118,17 +118,6 @@ static inline void stages_load(void)
         s->on_gpu = on_gpu, s->single_block = single_block;
     }
     cr_assert(n_stages > 0, "STAGE_LIST is empty");
-}
-
-/* The index of the stage whose program is `program` ("step05"); fails the test if there is none. */
-static inline int stage_index(const char *program)
-{
-    stages_load();
-    for (int s = 0; s < n_stages; ++s)
-        if (strcmp(stages[s].program, program) == 0)
-            return s;
-    cr_assert_fail("no stage %s in STAGE_LIST", program);
-    return -1;
 }
 
 #endif

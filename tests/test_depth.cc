@@ -5,7 +5,7 @@
  * bound needs (a chain of k elements has depth k - 1, a balanced tree of 2^k elements k), the
  * identity counts nothing (so padding does not either), and the rule depth_of applies to an
  * atomicAdd chain is its worst order, checked against every order of small chains. The GPU half
- * (atomicAdd, __shfl_down_sync, every stage's measured depth) is in test_stage.c. */
+ * (atomicAdd, __shfl_down_sync, every stage's measured depth) is make accuracy's (accuracy.cu). */
 #include <criterion/criterion.h>
 
 #include <algorithm>

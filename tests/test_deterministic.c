@@ -9,8 +9,7 @@
  * but rare inputs: the GPU must give the replay's bits exactly, for n at every boundary of the
  * order. In the int32 build the replay is one more exact sum to agree with.
  * Criterion runs each n as its own case (ParameterizedTest), so a failure names it. */
-#include "harness.h"
-#include "test_util.h"
+#include "test_util.h" /* Criterion, harness.h */
 
 /* step08's constants, as its lesson states them. */
 enum { BLOCK = 256, MAX_GRID = 1024, COARSE_FACTOR = 2, WARP = 32 };

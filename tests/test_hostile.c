@@ -11,17 +11,10 @@
  *
  * Each program runs under a 30-second alarm (stages.h: run): one that hangs fails the test. */
 #define _GNU_SOURCE /* mkstemps, setenv */
-#include <criterion/criterion.h>
 #include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
-#include "harness.h"
-#include "stages.h"
-#include "test_util.h"
+#include "stages.h" /* test_util.h: Criterion, harness.h */
 
 enum which { EVERY_STAGE, SINGLE_BLOCK, MULTI_BLOCK_GPU };
 
@@ -33,14 +26,13 @@ static void expect_refused(enum which which, char *const *args, bool hide_gpus, 
                            char *const *needles)
 {
     const char *line = show_args(args);
-    struct result r;
     stages_load();
     for (int s = 0; s < n_stages; ++s) {
         const char *prog = stages[s].program;
         if ((which == SINGLE_BLOCK && !stages[s].single_block) ||
             (which == MULTI_BLOCK_GPU && (!stages[s].on_gpu || stages[s].single_block)))
             continue;
-        run(prog, args, hide_gpus, &r);
+        struct result r = run(prog, args, hide_gpus);
         int status = want >= 0 ? want : r.status == EXIT_USAGE ? EXIT_USAGE : EXIT_NO_GPU;
         cr_expect_eq(r.signal, 0, "%s %s: killed by signal %d%s", prog, line, r.signal,
                      r.signal == SIGALRM ? " (hung)" : "");

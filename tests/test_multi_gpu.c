@@ -2,13 +2,10 @@
  * 8's kernel and NCCL). Without a GPU only the CPU-side cases run (the shards, the bandwidth
  * formulas); the GPU cases skip and say so. With GPUs, every case runs for every G from 1 to the
  * number of GPUs the process sees, and a failure names n (or the vector's length) and G. */
-#include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 #include <math.h>
-#include <stdlib.h>
 
 #include "multi_gpu.h"
-#include "test_util.h"
+#include "test_util.h" /* Criterion, harness.h */
 
 /* ---- The shards: every element in exactly one, in order, sizes within one of each other. ---- */
 Test(multi_gpu, shards_cover_the_input_once)

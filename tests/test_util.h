@@ -1,7 +1,8 @@
 /* test_util.h: what several test programs need alike, written once: the length of an array, a
- * command line made printable for a failure message, a .npy file built byte by byte, memory for
- * the cases of a parameterized test, random numbers from the harness's own generator
- * (splitmix64, common/input.c), a test's input, and how a test asks for the GPU. */
+ * command line made printable for a failure message, a .npy file built byte by byte, random
+ * numbers from the harness's own generator (splitmix64, common/input.c), a test's input, and how a
+ * test asks for the GPU. A parameterized test's cases may be a static array filled at run time:
+ * Criterion copies each case into the process that runs it. */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
@@ -28,8 +29,7 @@ static inline const char *show_args(char *const *args)
         text[len++] = '\'';
         for (const unsigned char *c = (const unsigned char *)*args; *c && len + 8 < sizeof text;
              ++c)
-            len += (size_t)(*c >= 32 && *c < 127 ? snprintf(text + len, 2, "%c", *c)
-                                                 : snprintf(text + len, 5, "\\x%02x", *c));
+            len += (size_t)snprintf(text + len, 5, *c >= 32 && *c < 127 ? "%c" : "\\x%02x", *c);
         text[len++] = '\'';
     }
     text[len] = '\0';
@@ -60,24 +60,6 @@ static inline size_t npy_build(unsigned char *file, size_t cap, int major, int m
     else
         memset(file + pre + header_len, 0, data_len);
     return pre + header_len + data_len;
-}
-
-/* Room for `count` parameters of a parameterized test, `size` bytes each, made at run time: in the
- * memory Criterion shares with the process that runs each case (cr_malloc). Pass free_params to
- * cr_make_param_array to give it back. */
-static inline void *alloc_params(size_t count, size_t size)
-{
-    void *params = cr_malloc(count * size);
-    if (params == NULL) {
-        fprintf(stderr, "no memory for %zu test cases\n", count);
-        abort();
-    }
-    return params;
-}
-
-static inline void free_params(struct criterion_test_params *params)
-{
-    cr_free(params->params);
 }
 
 /* A random number in [0, below) from *state, which it advances: splitmix64, so that a seed gives
