@@ -3,8 +3,6 @@
 ARCH ?= native# the GPU to build for: native (this machine's), sm_90 (H100, H200), sm_80 (A100), ...
 TYPE ?= int#    element type: int (int32) or float (float32, built into build/float)
 NVCC ?= nvcc
-CC ?= gcc
-CXX ?= g++
 # Why there is no GPU here, if there is none: nvidia-smi, which comes with the driver, lists none,
 # or (without it) the driver is not there. It builds nothing, so a GPU-only target refuses at once.
 NO_GPU = $(shell if command -v nvidia-smi >/dev/null; then nvidia-smi -L 2>/dev/null | \
@@ -69,18 +67,17 @@ GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o
 # NCCL, which common/find_nccl.sh finds (NCCL_HOME= overrides). Without it, or in the float32
 # build, step09 is left out of all, run and test, which say why.
 ifeq ($(TYPE),int)
-NCCL_FLAGS := $(shell bash common/find_nccl.sh 2>/dev/null)
-STEP09_WHY := $(if $(NCCL_FLAGS),,$(shell bash common/find_nccl.sh 2>&1 >/dev/null))
+FIND_NCCL := NCCL_HOME='$(NCCL_HOME)' bash common/find_nccl.sh # $(shell) sees no make argument
+NCCL_FLAGS := $(shell $(FIND_NCCL) 2>/dev/null)
+STEP09_WHY := $(if $(NCCL_FLAGS),,$(shell $(FIND_NCCL) 2>&1 >/dev/null))
 else
 STEP09_WHY := it is built in the int32 build (make step09); its all-reduce takes float32 at run time.
 endif
 STEP09 := $(if $(STEP09_WHY),,$(BUILD)/step09)
 TEST_STEP09 := $(if $(STEP09_WHY),,$(BUILD)/test_step09)
-ALL_SHORT := $(SHORT) step09
-# step08's own test: the GPU gives the bits its order of additions says (tests/test_deterministic.c).
-DETERMINISTIC := $(BUILD)/test_deterministic
+# test_deterministic is step08's own: the GPU gives the bits its order of additions says.
 TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages \
-         $(BUILD)/test_hostile $(DETERMINISTIC) $(TEST_STEP09)
+         $(BUILD)/test_hostile $(BUILD)/test_deterministic $(TEST_STEP09)
 # Deliberately wrong kernels the lessons warn about: built and run only by `make sanitize`.
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
@@ -96,8 +93,7 @@ all: $(BINS) $(STEP09) ## build every stage into build/stepNN (step09 where NCCL
 
 help: ## list the targets
 	@echo "make targets (ARCH=$(ARCH), TYPE=$(TYPE); override with make ARCH=sm_90 TYPE=float ...):"
-	@grep -hE '^[a-z%][a-zA-Z0-9_% -]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | \
-	    awk -F'\t' '{ printf "  %-14s %s\n", $$1, $$2 }'
+	@awk -F':.*## ' '/^[a-z%][^:=]*:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 	@echo "  step00..$(lastword $(SHORT)) build one stage: make step04 && build/step04 --help; step09 (NCCL): make step09"
 
 $(SHORT) step09: %: $(BUILD)/%
@@ -110,12 +106,12 @@ run: all ## every stage on its default input, one summary table
 # make test STEP="04 05": only those stages' tests and programs. STEP=5 is STEP=05, as for make diff.
 TEST_STEPS := $(foreach s,$(STEP),step$(if $(filter 0 1 2 3 4 5 6 7 8 9,$(s)),0)$(s))
 TEST_PROGS := $(if $(STEP),$(addprefix $(BUILD)/test_,$(filter $(TEST_STEPS),$(SHORT))) \
-                $(if $(filter step08,$(TEST_STEPS)),$(DETERMINISTIC)) \
+                $(if $(filter step08,$(TEST_STEPS)),$(BUILD)/test_deterministic) \
                 $(if $(filter step09,$(TEST_STEPS)),$(TEST_STEP09)),$(TESTS))
 
 test: deps ## build and run the Criterion tests, report per stage (STEP="04 05": those stages only)
-	@$(if $(filter-out $(ALL_SHORT),$(TEST_STEPS)),echo "make test: STEP must list stages from 00 to \
-	  $(patsubst step%,%,$(lastword $(ALL_SHORT))) (got '$(STEP)')." >&2; exit 2)
+	@$(if $(filter-out $(SHORT) step09,$(TEST_STEPS)),echo "make test: STEP must list stages \
+	  from 00 to 09 (got '$(STEP)')." >&2; exit 2)
 	@$(if $(STEP09_WHY),echo "make test: step09 left out: $(STEP09_WHY)")
 	@MAKE='$(MAKE)' bash tests/run.sh $(BUILD) $(TEST_PROGS)
 

@@ -11,7 +11,7 @@ tmp=$(mktemp /tmp/reduction-allreduce-XXXXXX.csv)
 rm -f "$tmp" # step09 writes the header into a new file
 "$build/step09" --bench --csv "$tmp" ${gpus:+--gpus "$gpus"}
 IFS=, read -r gpu g _ < <(sed -n 2p "$tmp")
-dir="bench/$(printf '%s' "$gpu" | tr -c 'A-Za-z0-9._-' '_')"
+dir=bench/${gpu//[^A-Za-z0-9._-]/_}
 csv=$dir/allreduce.csv
 mkdir -p "$dir"
 if [ -f "$csv" ] && [ "$(head -n 1 "$csv")" != "$(head -n 1 "$tmp")" ]; then

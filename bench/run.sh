@@ -14,7 +14,7 @@ for s in "$@"; do
     "$build/bench_$s" --csv "$tmp" ${BENCH_ARGS:-}
 done
 gpu=$(sed -n 2p "$tmp" | cut -d, -f1)
-dir="bench/$(printf '%s' "$gpu" | tr -c 'A-Za-z0-9._-' '_')"
+dir=bench/${gpu//[^A-Za-z0-9._-]/_}
 mkdir -p "$dir"
 csv=${BENCH_CSV:-results.csv}
 if [ -n "${BENCH_MERGE:-}" ] && [ -f "$dir/$csv" ]; then

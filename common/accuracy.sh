@@ -19,12 +19,10 @@ status=0 no_gpu=""
 # table N BLOCK VALUES: the title and heads (from the first stage's program: the input and its
 # double reference are the same for all), then one row a stage (BLOCK empty: each its default).
 table() {
-    local size=$1 block=$2 values=$3 s out rc
-    "$build/accuracy_${stages[0]}" --n "$size" --reps "$reps" --values "$values" --header ||
-        status=1
+    local args=(--n "$1" --reps "$reps" --values "$3" ${2:+--block "$2"}) s out rc
+    "$build/accuracy_${stages[0]}" "${args[@]}" --header || status=1
     for s in "${stages[@]}"; do
-        out=$("$build/accuracy_$s" --n "$size" --reps "$reps" --values "$values" \
-            ${block:+--block "$block"} 2>&1)
+        out=$("$build/accuracy_$s" "${args[@]}" 2>&1)
         rc=$?
         if [ $rc -eq 3 ] && grep -q 'no CUDA device' <<<"$out"; then
             no_gpu=$(sed 's/^[^:]*: //; s/;.*//' <<<"$out")

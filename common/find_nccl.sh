@@ -8,16 +8,12 @@ set -u
 # try INCLUDE_DIR LIB_DIR...: prints the flags and exits when INCLUDE_DIR has nccl.h and a LIB_DIR
 # libnccl.so (or only libnccl.so.2, as the wheel has, under nvidia/nccl/): the first such LIB_DIR.
 try() {
-    local d
+    local d lib
     [ -f "$1/nccl.h" ] || return 1
     for d in "${@:2}"; do
-        if [ -e "$d/libnccl.so" ]; then
-            echo "-I$1 -L$d -lnccl -Xlinker -rpath=$d"
-            exit 0
-        elif [ -e "$d/libnccl.so.2" ]; then
-            echo "-I$1 -L$d -l:libnccl.so.2 -Xlinker -rpath=$d"
-            exit 0
-        fi
+        for lib in libnccl.so libnccl.so.2; do
+            [ -e "$d/$lib" ] && echo "-I$1 -L$d -l:$lib -Xlinker -rpath=$d" && exit 0
+        done
     done
 }
 

@@ -97,9 +97,8 @@ todos() {
 # arguments (each target line, its continuations and its recipe), plus for each a rule that
 # says its sentence and fails. No "## " comment: `make help` does not list them.
 stub_targets() {
-    local names="" s
-    for s in "$@"; do names+=" ${s%%|*}"; done
-    awk -v names="$names" '
+    local s
+    awk -v names="${*%%|*}" '
         BEGIN { split(names, t, " "); for (i in t) drop[t[i]] = 1 }
         skip && (cont || /^\t/) { cont = /\\$/; next }
         { skip = 0 }
@@ -110,7 +109,7 @@ stub_targets() {
         { print }'
     echo
     echo "# make handout: what this student handout leaves out, each target one sentence."
-    echo ".PHONY:$names"
+    echo ".PHONY: ${*%%|*}"
     for s in "$@"; do
         printf '%s:\n\t@echo "make %s: %s" >&2; exit 2\n' "${s%%|*}" "${s%%|*}" "${s#*|}"
     done
@@ -213,12 +212,7 @@ main() {
         esac
         left+=("- \`$p\`: $why$says.")
     done
-    stubs+=("${STUBS[@]}")
-    local present=() line
-    for line in "${stubs[@]}"; do # only targets the Makefile has
-        grep -qE "^${line%%|*}:" Makefile && present+=("$line")
-    done
-    stub_targets "${present[@]}" < Makefile > "$dest/Makefile"
+    stub_targets "${stubs[@]}" "${STUBS[@]}" < Makefile > "$dest/Makefile"
     handout_readme "${stages[@]}" > "$dest/HANDOUT.md"
 
     # One tarball, the same bytes for the same files: sorted, no owner, the commit's time.

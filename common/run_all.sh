@@ -26,8 +26,5 @@ printf '%s\n' "${rows[@]}" | awk '
       printf "%-20s %12s %14s %14s %-8s %10s %9s %7s\n", get("stage"), get("n"), get("sum"), get("ref"), get("result"), get("median_ms"), get("GB/s"), get("peak%")
       if (dev != "CPU") gpu = dev }
     END { if (gpu != "") print "device: " gpu }'
-if [ -n "$no_gpu" ]; then
-    gpu_stages=("${@:2}") # every stage after step00
-    echo "The GPU stages (${gpu_stages[0]} to ${gpu_stages[-1]}) need a CUDA device: $no_gpu"
-fi
+[ -z "$no_gpu" ] || echo "The GPU stages ($2 to ${!#}) need a CUDA device: $no_gpu"
 exit $status

@@ -37,8 +37,7 @@ grep -q ERR_NVGPUCTRPERM "$logs/query.txt" && die 3 "$no_permission"
 metrics=$("$py" "$here/table.py" names "$logs/query.txt") || die 2 "$py $here/table.py failed."
 profile=("$ncu" --clock-control none -k regex:reduce_kernel -c 1 --metrics "$metrics")
 
-rows=$(mktemp /tmp/reduction-metrics-XXXXXX.csv)
-trap 'rm -f "$rows"' EXIT
+rows=$logs/rows.part # metrics/ gets them once every program has given its rows
 echo "gpu,stage,n,block,metric,value,unit" >"$rows"
 status=0 gpu=""
 for spec in "$@"; do
@@ -86,9 +85,9 @@ for spec in "$@"; do
 done
 [ $status -eq 0 ] || die 1 "not writing metrics/: a program above failed."
 
-dir="${METRICS_OUT:-$here}/$(printf '%s' "$gpu" | tr -c 'A-Za-z0-9._-' '_')"
+dir=${METRICS_OUT:-$here}/${gpu//[^A-Za-z0-9._-]/_}
 mkdir -p "$dir"
-cat "$rows" >"$dir/metrics.csv"
+cp "$rows" "$dir/metrics.csv"
 command="ncu --clock-control none -k regex:reduce_kernel -c 1 --metrics <metric column of metrics.csv> $build/stepNN --n N [--block 1024] --reps 1"
 "$py" "$here/table.py" markdown "$dir/metrics.csv" "${version:-(unknown version)}" "$command" >"$dir/metrics.md"
 echo "wrote $dir/metrics.csv and $dir/metrics.md"

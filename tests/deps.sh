@@ -111,18 +111,10 @@ vendor_mode() {
     say "  $(cd "$DEST/lib" && echo *)"
 }
 
-vendor=0 force=0
-for arg in "$@"; do
-    case $arg in
-    --vendor) vendor=1 ;;
-    --force) force=1 ;;
-    *) die "unknown argument: $arg (usage: tests/deps.sh [--vendor [--force]])" ;;
-    esac
-done
-if [ $vendor -eq 1 ]; then
-    vendor_mode $force
-elif [ $force -eq 1 ]; then
-    die "--force only applies to --vendor"
-else
-    install_mode
-fi
+case "$*" in
+"") install_mode ;;
+--vendor) vendor_mode 0 ;;
+"--vendor --force" | "--force --vendor") vendor_mode 1 ;;
+--force) die "--force only applies to --vendor" ;;
+*) die "unknown argument: $* (usage: tests/deps.sh [--vendor [--force]])" ;;
+esac
