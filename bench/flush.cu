@@ -1,14 +1,10 @@
-/* flush.cu: what the L2 flush before each timed repeat costs the kernel after it (make flush).
- *
- * A timing that starts from a cold L2 must first empty it of what the last repeat left there. The
- * usual way, a cudaMemsetAsync of twice the L2's size (NVBench, llm.c), leaves the L2 full of
- * dirty lines: the next kernel, the one timed, pays for writing them back to memory while it
- * reads its input. gpu_flush_l2 (gpu.cu) reads twice the L2 of a buffer written once instead: the
- * lines it leaves are clean and are dropped for free. This program times the same kernels after
- * each flush, in one process, on the same buffers, for n = 2^20, 2^22, ..., 2^28:
- * CUB's cub::DeviceReduce::Sum, the stage it is linked with (step07), and a device-to-device copy.
- * Writes one CSV row per (kernel, n, flush): gpu,kernel,n,flush,median_ms,gbps,peak_pct (gbps:
- * bytes read once; the copy's counts bytes read and written), and prints a Markdown table. */
+/* flush.cu: what the L2 flush before each timed repeat costs the kernel after it (make flush): the
+ * memset flush (L2_FLUSH_MEMSET, harness.h) against gpu_flush_l2's read flush, why: README.md, "The
+ * L2 flush". It times the same kernels after each flush, in one process, on the same buffers, for
+ * n = 2^20, 2^22, ..., 2^28: CUB's cub::DeviceReduce::Sum, the stage it is linked with (step07),
+ * and a device-to-device copy. Writes one CSV row per (kernel, n, flush):
+ * gpu,kernel,n,flush,median_ms,gbps,peak_pct (gbps: bytes read once; the copy's counts bytes read
+ * and written), and prints a Markdown table. */
 #include <cub/device/device_reduce.cuh>
 #include <getopt.h>
 #include <string.h>

@@ -1,16 +1,13 @@
 /* accuracy.cu: the measurements behind common/FLOAT.md (make accuracy; build/float/accuracy_stepNN,
  * one per stage, float32 build only).
  *
- * Sums one input --reps times with the stage and prints one row of a Markdown table:
+ * Sums one input --reps times with the stage and prints one row of FLOAT.md's Markdown table:
  *   | stage | order | d | lowest sum | highest sum | spread | distinct | worst rel. error | bound |
- * order: "fixed" when the stage adds in the same order every run, "varies" where float atomicAdds
- * land in whatever order the threads or blocks get there; d: the depth behind the stage's error
- * bound; both measured by running the stage's own code on a counting type (measure_depth,
- * depth.cu). Then the lowest and highest of the sums and their difference; how many distinct
- * sums; the largest |sum - ref| / |ref| of the runs against the double reference; and the bound
- * gamma_d * sum |x_i| / |ref| of the stage's own order (the tests use d = n - 1, any order's).
- * --header prints the table's title and column heads instead (common/accuracy.sh prints a whole
- * table). A single-block stage given more than 2 * block elements prints a row saying so.
+ * order ("fixed", or "varies" where float atomicAdds land in any order) and d come from
+ * measure_depth; the bound is gamma_d * sum |x_i| / |ref| of the stage's own order (the tests use
+ * d = n - 1, any order's). --header prints the table's title and column heads instead
+ * (common/accuracy.sh prints a whole table). A single-block stage given more than 2 * block
+ * elements prints a row saying so.
  * The input, from --seed: --values uniform (the default): n values uniform in [0, 1), 24 random
  * bits each (so each is an exact float). All positive, so sum |x_i| = ref and nothing cancels:
  * what is left is the rounding of each addition, piling up along each element's path to the sum.
@@ -27,22 +24,6 @@
 #ifndef REDUCE_FLOAT
 #error "accuracy.cu measures float32 sums: build it with make accuracy (TYPE=float)"
 #endif
-
-static int compare_elem(const void *a, const void *b)
-{
-    elem_t x = *(const elem_t *)a, y = *(const elem_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* "2^26" for a power of two, else the number. */
-static const char *size_name(size_t n, char *buf, size_t len)
-{
-    if (n && (n & (n - 1)) == 0)
-        snprintf(buf, len, "2^%d", __builtin_ctzll(n));
-    else
-        snprintf(buf, len, "%zu", n);
-    return buf;
-}
 
 int main(int argc, char **argv)
 {
@@ -82,8 +63,11 @@ int main(int argc, char **argv)
                 argv[0]);
         return EXIT_USAGE;
     }
-    char size[32];
-    size_name(n, size, sizeof size);
+    char size[32]; /* "2^26" for a power of two (n >= 1), else the number */
+    if ((n & (n - 1)) == 0)
+        snprintf(size, sizeof size, "2^%d", __builtin_ctzll(n));
+    else
+        snprintf(size, sizeof size, "%zu", (size_t)n);
     if (!header && STAGE.single_block && n > 2 * block) {
         printf("| %s | | | one block takes n <= %zu, not %s | | | | | |\n", STAGE_NAME,
                2 * (size_t)block, size);
@@ -125,29 +109,28 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
 
-    elem_t *sums = (elem_t *)malloc(reps * sizeof *sums);
+    double *sums = (double *)malloc(reps * sizeof *sums); /* every float is exact in double */
     for (uint64_t r = 0; r < reps; ++r) {
+        elem_t sum;
         if (STAGE.on_gpu)
-            gpu_run_stage(input, n, (unsigned int)block, 0, &sums[r], NULL);
+            gpu_run_stage(input, n, (unsigned int)block, 0, &sum, NULL);
         else
-            reduce(input, n, (unsigned int)block, &sums[r]);
+            reduce(input, n, (unsigned int)block, &sum);
+        sums[r] = sum;
     }
     free(input);
 
-    double worst = 0;
+    sort_median(sums, (int)reps); /* sorted: the lowest sum first, the highest last */
+    double worst = fmax(fabs(sums[0] - ref), fabs(sums[reps - 1] - ref));
     int distinct = 1;
-    for (uint64_t r = 0; r < reps; ++r)
-        worst = fmax(worst, fabs((double)sums[r] - ref));
-    qsort(sums, reps, sizeof *sums, compare_elem);
     for (uint64_t r = 1; r < reps; ++r)
         distinct += memcmp(&sums[r], &sums[r - 1], sizeof *sums) != 0;
     bool varies;
     size_t depth = measure_depth(n, (unsigned int)block, &varies); /* the stage's own order */
     double bound = float_sum_bound(n, depth, scale);
     printf("| %s | %s | %zu | %.9g | %.9g | %.9g | %d of %llu | %.2e | %.2e |\n", STAGE_NAME,
-           !varies ? "fixed" : "varies", depth, (double)sums[0], (double)sums[reps - 1],
-           (double)sums[reps - 1] - (double)sums[0], distinct, (unsigned long long)reps,
-           worst / fabs(ref), bound / fabs(ref));
+           !varies ? "fixed" : "varies", depth, sums[0], sums[reps - 1], sums[reps - 1] - sums[0],
+           distinct, (unsigned long long)reps, worst / fabs(ref), bound / fabs(ref));
     free(sums);
     if (!(worst <= bound)) {
         fprintf(stderr,

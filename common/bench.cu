@@ -1,8 +1,8 @@
 /* bench.cu: the benchmark behind `make bench` (build/bench_stepNN, one per GPU stage).
  *
- * In one process, on the same device buffers, for n = 2^10, 2^12, ... up to 2^30 (or the stage's
+ * In one process, on the same input, for n = 2^10, 2^12, ... up to 2^30 (or the stage's
  * limit, or what the device's memory holds), it times:
- *   - the stage's reduce(),
+ *   - the stage's reduce(), exactly as build/stepNN runs it (gpu_run_stage),
  *   - CUB's cub::DeviceReduce::Sum, what a user would call instead (temporary storage allocated
  *     once, outside the timing),
  *   - a device-to-device cudaMemcpyAsync of the same bytes: the bandwidth a kernel can reach,
@@ -15,47 +15,36 @@
 #include <cub/device/device_reduce.cuh>
 #include <getopt.h>
 #include <math.h>
-#include <string.h>
 
 #include "check.h"
 #include "harness.h"
 
+/* CUB's and the copy's buffers: the input's first n elements are summed and copied. */
 struct bench {
-    elem_t *d_input, *d_pristine, *d_copy, *d_sum;
+    elem_t *d_input, *d_copy, *d_sum;
     void *d_temp;
-    size_t temp_bytes, n, padded_n;
-    unsigned int block;
+    size_t temp_bytes, n;
     elem_t ref;          /* int32: the exact sum */
     double ref_d, bound; /* float32: a double-precision sum, and how far a float sum may be off */
     int bad_sums;
 };
 
-static void check(struct bench *b)
+static bool sum_ok(const struct bench *b, elem_t sum)
 {
+#ifdef REDUCE_FLOAT
+    return fabs((double)sum - b->ref_d) <= b->bound;
+#else
+    return sum == b->ref;
+#endif
+}
+
+/* Before each of CUB's repeats, and after the last: the last repeat's sum. */
+static void check(void *ctx)
+{
+    struct bench *b = (struct bench *)ctx;
     elem_t sum;
     CUDA_CHECK(cudaMemcpy(&sum, b->d_sum, sizeof sum, cudaMemcpyDeviceToHost));
-#ifdef REDUCE_FLOAT
-    if (!(fabs((double)sum - b->ref_d) <= b->bound))
-#else
-    if (memcmp(&sum, &b->ref, sizeof sum) != 0)
-#endif
-        b->bad_sums++;
-}
-
-/* Before each repeat: check the last repeat's sum, restore an in-place stage's input. */
-static void prepare(void *ctx)
-{
-    struct bench *b = (struct bench *)ctx;
-    check(b);
-    if (STAGE.in_place)
-        CUDA_CHECK(cudaMemcpyAsync(b->d_input, b->d_pristine, b->padded_n * sizeof(elem_t),
-                                   cudaMemcpyDeviceToDevice));
-}
-
-static void run_stage(void *ctx)
-{
-    struct bench *b = (struct bench *)ctx;
-    reduce(b->d_input, b->n, b->block, b->d_sum);
+    b->bad_sums += !sum_ok(b, sum);
 }
 
 static void run_cub(void *ctx)
@@ -92,7 +81,8 @@ int main(int argc, char **argv)
                                              {NULL, 0, NULL, 0}};
     const char *csv_path = NULL;
     uint64_t reps = 30, min_n = 1024, max_n = (uint64_t)1 << 30;
-    for (int c; (c = getopt_long(argc, argv, "", longopts, NULL)) != -1;) {
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (c == 'c')
             csv_path = optarg;
         else if (c == 'r' && parse_unsigned(optarg, MAX_REPS, &reps) == 0 && reps >= 20)
@@ -101,13 +91,10 @@ int main(int argc, char **argv)
             continue;
         else if (c == 'm' && parse_unsigned(optarg, (uint64_t)1 << 40, &max_n) == 0 && max_n)
             continue;
-        else {
-            fprintf(stderr, "usage: %s --csv FILE [--reps R >= 20] [--min-n N] [--max-n N]\n",
-                    argv[0]);
-            return EXIT_USAGE;
-        }
+        else
+            break;
     }
-    if (csv_path == NULL) {
+    if (c != -1 || csv_path == NULL) {
         fprintf(stderr, "usage: %s --csv FILE [--reps R >= 20] [--min-n N] [--max-n N]\n", argv[0]);
         return EXIT_USAGE;
     }
@@ -119,28 +106,25 @@ int main(int argc, char **argv)
     double peak;
     size_t l2;
     gpu_describe(gpu, sizeof gpu, &peak, &l2);
-    for (char *c = gpu; *c; ++c)
-        if (*c == ',')
-            *c = ' ';
+    for (char *p = gpu; *p; ++p) /* a CSV field */
+        if (*p == ',')
+            *p = ' ';
 
-    /* The largest n: 2^30, the stage's limit, and what fits next to the copy's destination. */
-    struct bench b = {};
-    b.block = default_block(&STAGE);
-    if (STAGE.single_block && max_n > 2 * (uint64_t)b.block)
-        max_n = 2 * (uint64_t)b.block;
-    size_t free_bytes, total_bytes;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    size_t bytes_per_n = 2 * sizeof(elem_t);
-    while (max_n > 1024 && max_n * bytes_per_n + 4 * l2 + ((size_t)1 << 28) > free_bytes)
+    /* The largest n: 2^30, the stage's limit, and what fits: CUB's input and the copy's
+     * destination here, the stage's input in gpu_run_stage (and its pristine copy, in place). */
+    unsigned int block = default_block(&STAGE);
+    if (STAGE.single_block && max_n > 2 * (uint64_t)block)
+        max_n = 2 * (uint64_t)block;
+    size_t bytes_per_n = (3 + STAGE.in_place) * sizeof(elem_t);
+    while (max_n > 1024 && max_n * bytes_per_n + 4 * l2 + ((size_t)1 << 28) > gpu_free_memory())
         max_n /= 2;
-    size_t padded_max = padded_count(&STAGE, max_n, b.block);
     elem_t *h_input = (elem_t *)malloc(max_n * sizeof(elem_t));
     input_fill(h_input, max_n, PATTERN_SMALL, 1);
-    b.d_input = (elem_t *)gpu_alloc(padded_max * sizeof(elem_t), "the input");
+    struct bench b = {};
+    b.d_input = (elem_t *)gpu_alloc(max_n * sizeof(elem_t), "the input");
     b.d_copy = (elem_t *)gpu_alloc(max_n * sizeof(elem_t), "the copy's destination");
     b.d_sum = (elem_t *)gpu_alloc(sizeof(elem_t), "the sum");
-    if (STAGE.in_place)
-        b.d_pristine = (elem_t *)gpu_alloc(padded_max * sizeof(elem_t), "the pristine input");
+    CUDA_CHECK(cudaMemcpy(b.d_input, h_input, max_n * sizeof(elem_t), cudaMemcpyHostToDevice));
     CUDA_CHECK(cub::DeviceReduce::Sum(NULL, b.temp_bytes, b.d_input, b.d_sum, (size_t)max_n));
     b.d_temp = gpu_alloc(b.temp_bytes, "CUB's temporary storage");
 
@@ -161,32 +145,21 @@ int main(int argc, char **argv)
         prefix_d += reduce_double(h_input + done, n - done);
         prefix_abs += sum_abs(h_input + done, n - done);
         done = n;
-        b.ref_d = prefix_d;
-        b.n = n;
-        b.ref = prefix;
-        b.padded_n = padded_count(&STAGE, n, b.block);
-        /* The input is n elements followed by the identity up to the padded length. */
-        CUDA_CHECK(cudaMemset(b.d_input, 0, b.padded_n * sizeof(elem_t)));
-        CUDA_CHECK(cudaMemcpy(b.d_input, h_input, n * sizeof(elem_t), cudaMemcpyHostToDevice));
-        if (STAGE.in_place)
-            CUDA_CHECK(cudaMemcpy(b.d_pristine, b.d_input, b.padded_n * sizeof(elem_t),
-                                  cudaMemcpyDeviceToDevice));
         if (n < min_n)
             continue;
+        b.n = n;
+        b.ref = prefix;
+        b.ref_d = prefix_d;
+        b.bound = float_sum_bound(n, n - 1, prefix_abs); /* float: any order's bound */
         struct timing stage, cub, copy;
         double bytes = (double)n * sizeof(elem_t);
+        elem_t first;
 
+        /* Every repeat's sum lies in [lo, hi]: right when both ends are. */
+        gpu_run_stage(h_input, n, block, (int)reps, &first, &stage);
+        int stage_ok = sum_ok(&b, stage.lo) && sum_ok(&b, stage.hi);
         b.bad_sums = 0;
-        b.bound = float_sum_bound(n, n - 1, prefix_abs); /* float: any order's bound */
-        CUDA_CHECK(cudaMemset(b.d_sum, 0xff, sizeof(elem_t)));
-        gpu_time(prepare, run_stage, &b, (int)reps, &stage);
-        check(&b);
-        int stage_ok = b.bad_sums == 0;
-        b.bad_sums = 0;
-        if (STAGE.in_place) /* CUB reads the input as it was */
-            CUDA_CHECK(cudaMemcpy(b.d_input, b.d_pristine, b.padded_n * sizeof(elem_t),
-                                  cudaMemcpyDeviceToDevice));
-        gpu_time(prepare, run_cub, &b, (int)reps, &cub);
+        gpu_time(check, run_cub, &b, (int)reps, &cub);
         check(&b);
         int cub_ok = b.bad_sums == 0;
         gpu_time(NULL, run_copy, &b, (int)reps, &copy);

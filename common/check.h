@@ -1,10 +1,10 @@
 /* check.h: CUDA error checking (exit status 3, as every stage's --help says).
  *
  * CUDA_CHECK(call) prints the failing expression, file:line and CUDA's name and text for the error,
- * then exits with status 3. Kernel launches return nothing: check them with
- * CUDA_CHECK(cudaGetLastError()) right after the launch. Build with -DSYNC_CHECK to also
- * synchronise after each launch, so that a fault inside a kernel is reported at the launch that
- * caused it rather than at the next synchronising call. */
+ * then exits with status 3. Kernel launches return nothing: check them with CUDA_CHECK_LAUNCH()
+ * right after the launch. A fault inside a kernel shows only at the next synchronising call; run
+ * with CUDA_LAUNCH_BLOCKING=1 (CUDA's own switch: every launch waits for its kernel) to have it
+ * reported at the launch that caused it. */
 #ifndef CHECK_H
 #define CHECK_H
 
@@ -24,14 +24,6 @@
         }                                                                                          \
     } while (0)
 
-#ifdef SYNC_CHECK
-#define CUDA_CHECK_LAUNCH()                                                                        \
-    do {                                                                                           \
-        CUDA_CHECK(cudaGetLastError());                                                            \
-        CUDA_CHECK(cudaDeviceSynchronize());                                                       \
-    } while (0)
-#else
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
-#endif
 
 #endif

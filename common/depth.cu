@@ -1,19 +1,11 @@
-/* depth.cu: measure_depth, the depth d behind each stage's float32 error bound (float build only).
- *
- * d is the most rounded additions on any element's path to the sum (Higham's bound, Accuracy and
- * Stability of Numerical Algorithms, 2nd ed., section 4.2; common/FLOAT.md). It depends on the
- * stage's order of additions, which only the stage's file states. So it is not worked out here:
- * the Makefile compiles the stage's file a second time on a counting type (depth.h), and this runs
- * that copy, reduce_depth(), on n elements with the same block size, on the same device, padded
- * the same way as gpu_run_stage pads the float input. Its "sum" is the depth.
- */
+/* depth.cu: measure_depth (harness.h), the depth d behind each stage's float32 error bound: it runs
+ * the stage's twin on depths (depth.h), reduce_depth(), as gpu_run_stage runs the float stage. Its
+ * "sum" is the depth. */
 #include "check.h"
 #include "depth.h"
 #include "harness.h"
 
 #include <stdlib.h>
-
-static_assert(sizeof(depth) == DEPTH_BYTES, "harness.h's DEPTH_BYTES must be sizeof(depth)");
 
 /* x[0..n) are elements, x[n..padded) the identity (a single-block stage's padding). */
 __global__ void fill_depths(depth *x, size_t n, size_t padded)

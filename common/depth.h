@@ -1,19 +1,12 @@
-/* depth.h: a counting type that measures the depth of a stage's order of additions by running the
- * stage's own code.
- *
- * The float32 build holds each stage's sum to Higham's bound (Accuracy and Stability of Numerical
- * Algorithms, 2nd ed., section 4.2): |s - exact| <= gamma_d * sum |x_i|, where d, the depth, is
- * the most rounded additions on any element's path to the sum. Working d out by hand for every
- * kernel repeats the kernel's shape somewhere else, and goes stale when the kernel changes.
- * Instead the Makefile compiles each stage's reduce.cu a second time with -DREDUCE_DEPTH, where
- * elem_t is `depth` below: a number whose + counts roundings instead of adding values. Summing n
- * elements with the stage's own kernels, grid and block then yields the depth of exactly the order
- * its float kernels add in (measure_depth, common/depth.cu; the lesson: common/FLOAT.md).
+/* depth.h: a counting type, `depth`, whose + counts roundings instead of adding numbers. A stage's
+ * own code compiled on it (-DREDUCE_DEPTH makes elem_t a depth: reduce.h) and run yields the depth
+ * d of its order of additions, which Higham's bound needs (harness.h): the most rounded additions
+ * on any element's path to the sum. Only make accuracy builds the stages so (measure_depth,
+ * depth.cu); why a measured d, not one worked out by hand, and how: common/FLOAT.md.
  *
  * C++ (nvcc, or g++ for host-side tests): it overloads +, and on the GPU atomicAdd, the loads
- * __ldg and __ldcg and the four warp shuffles, so that a stage's code compiles unchanged. Only
- * make accuracy compiles the stages on it (FLOAT.md); the programs and tests never do, so a stage
- * that uses anything else still builds and passes them.
+ * __ldg and __ldcg and the four warp shuffles, so that a stage's code compiles unchanged. The
+ * programs and tests never use it, so a stage that uses anything else still builds and passes them.
  */
 #ifndef DEPTH_H
 #define DEPTH_H

@@ -69,17 +69,6 @@ void *gpu_alloc(size_t bytes, const char *what)
     return p;
 }
 
-/* The device memory gpu_run_stage needs for n elements: the input (padded for a single-block
- * stage, plus its pristine copy for an in-place one), the sum, and the L2 flush buffer. */
-static size_t stage_bytes(size_t n, unsigned int block, size_t l2_bytes)
-{
-    size_t padded = padded_count(&STAGE, n, block);
-    size_t copies = STAGE.in_place ? 2 : 1, extra = 2 * l2_bytes + ((size_t)1 << 20);
-    if (padded > (SIZE_MAX - extra) / sizeof(elem_t) / copies)
-        return SIZE_MAX; /* more than any device has: refused, never wrapped around */
-    return padded * sizeof(elem_t) * copies + extra;
-}
-
 size_t gpu_free_memory(void)
 {
     size_t free_bytes, total_bytes;
@@ -89,11 +78,15 @@ size_t gpu_free_memory(void)
 
 void gpu_check_memory(size_t n, unsigned int block)
 {
-    size_t l2_bytes;
+    /* The input (padded for a single-block stage; twice for an in-place one, its pristine copy),
+     * the sum and the L2 flush buffer; more than any device has is refused, never wrapped. */
+    size_t l2_bytes, copies = STAGE.in_place ? 2 : 1, padded = padded_count(&STAGE, n, block);
     gpu_describe(NULL, 0, NULL, &l2_bytes);
+    size_t extra = 2 * l2_bytes + ((size_t)1 << 20);
+    bool fits = padded <= (SIZE_MAX - extra) / sizeof(elem_t) / copies;
     char what[64];
     snprintf(what, sizeof what, "n = %zu elements", n);
-    require_free(stage_bytes(n, block, l2_bytes), what);
+    require_free(fits ? padded * sizeof(elem_t) * copies + extra : SIZE_MAX, what);
 }
 
 static enum l2_flush flush_method = L2_FLUSH_READ;
@@ -179,19 +172,12 @@ void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps
 /* What one repeat of a stage needs. */
 struct stage_run {
     elem_t *d_input, *d_pristine, *d_sum;
-    size_t n, padded_n;
+    size_t n;
     unsigned int block;
-    elem_t first_sum, lo, hi;
-    int runs, unstable;
+    elem_t first_sum;
+    int runs;
+    struct timing t; /* lo, hi and unstable from check_sum, the times from gpu_time */
 };
-
-static void restore_input(void *ctx)
-{
-    struct stage_run *s = (struct stage_run *)ctx;
-    if (STAGE.in_place) /* the last repeat overwrote its input: start again from a fresh copy */
-        CUDA_CHECK(cudaMemcpyAsync(s->d_input, s->d_pristine, s->padded_n * sizeof(elem_t),
-                                   cudaMemcpyDeviceToDevice));
-}
 
 static void run_once(void *ctx)
 {
@@ -210,32 +196,37 @@ static void check_sum(struct stage_run *s)
     elem_t sum;
     CUDA_CHECK(cudaMemcpy(&sum, s->d_sum, sizeof sum, cudaMemcpyDeviceToHost));
     if (s->runs++ == 0)
-        s->first_sum = s->lo = s->hi = sum;
+        s->first_sum = s->t.lo = s->t.hi = sum;
     else if (memcmp(&sum, &s->first_sum, sizeof sum) != 0)
-        s->unstable++;
-    widen_range(sum, &s->lo, &s->hi);
+        s->t.unstable++;
+    widen_range(sum, &s->t.lo, &s->t.hi);
 }
 
-static void prepare_and_check(void *ctx)
+/* Before each timed repeat, outside the timed region: the last run's sum, and for an in-place
+ * stage, whose last run overwrote its input, a fresh copy of it. */
+static void prepare(void *ctx)
 {
-    check_sum((struct stage_run *)ctx); /* the previous run's sum, outside the timed region */
-    restore_input(ctx);
+    struct stage_run *s = (struct stage_run *)ctx;
+    check_sum(s);
+    if (STAGE.in_place)
+        CUDA_CHECK(cudaMemcpyAsync(s->d_input, s->d_pristine,
+                                   padded_count(&STAGE, s->n, s->block) * sizeof(elem_t),
+                                   cudaMemcpyDeviceToDevice));
 }
 
 void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps, elem_t *sum,
                    struct timing *t)
 {
+    struct stage_run s = {};
     if (n == 0) { /* the sum of nothing is the identity; a grid of 0 blocks is an error */
         *sum = IDENTITY;
         if (t)
-            *t = (struct timing){0, 0, 0, 0, IDENTITY, IDENTITY};
+            *t = s.t;
         return;
     }
-    struct stage_run s = {};
     s.n = n;
     s.block = block;
-    s.padded_n = padded_count(&STAGE, n, block); /* the tail past n holds the identity */
-    size_t bytes = s.padded_n * sizeof(elem_t);
+    size_t bytes = padded_count(&STAGE, n, block) * sizeof(elem_t); /* past n: the identity */
     s.d_input = (elem_t *)gpu_alloc(bytes, "the input");
     s.d_sum = (elem_t *)gpu_alloc(sizeof(elem_t), "the sum");
     CUDA_CHECK(cudaMemset(s.d_input, 0, bytes)); /* all-zero bits are the identity, int or float */
@@ -245,17 +236,14 @@ void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps
         s.d_pristine = (elem_t *)gpu_alloc(bytes, "the input's pristine copy");
         CUDA_CHECK(cudaMemcpy(s.d_pristine, s.d_input, bytes, cudaMemcpyDeviceToDevice));
     }
-    if (t) {
-        gpu_time(prepare_and_check, run_once, &s, reps, t);
-        check_sum(&s);
-        t->unstable = s.unstable;
-        t->lo = s.lo;
-        t->hi = s.hi;
-    } else {
+    if (t)
+        gpu_time(prepare, run_once, &s, reps, &s.t);
+    else
         run_once(&s);
-        check_sum(&s);
-    }
+    check_sum(&s);
     *sum = s.first_sum;
+    if (t)
+        *t = s.t;
     CUDA_CHECK(cudaFree(s.d_input));
     CUDA_CHECK(cudaFree(s.d_sum));
     if (s.d_pristine)

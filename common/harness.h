@@ -1,12 +1,6 @@
-/* harness.h: everything a stage needs around it, so that its own file holds only its lesson.
- *
- *   options.c  command line (getopt_long) and the stage's limits: CPU only, no CUDA call
- *   input.c    seeded input patterns: CPU only
- *   median.c   the median of a run's times: CPU only
- *   gpu.cu     device memory, padding, timing with CUDA events and an L2 flush, peak bandwidth
- *   tolerance.c  float32 build: the double reference and the error bound (FLOAT.md)
- *   depth.cu   make accuracy: the depth of a stage's order, measured by running it (depth.h)
- *   main.c     the program every stage builds into: one line of results, exit status 0/1/2/3
+/* harness.h: everything a stage needs around it, so that its own file holds only its lesson; each
+ * section names its file. main.c is the program every stage builds into: one line of results,
+ * exit status 0/1/2/3.
  */
 #ifndef HARNESS_H
 #define HARNESS_H
@@ -26,9 +20,7 @@ enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
 #define DEFAULT_REPS 20
 #define MAX_REPS 100000
 
-/* --------------------------------------------------------------------------------------------
- * Options (options.c)
- */
+/* ---- options.c: the command line (getopt_long) and the stage's limits; no CUDA call --------- */
 struct options {
     size_t n;               /* elements to sum */
     uint64_t seed;          /* seed of the generated input */
@@ -56,9 +48,7 @@ int options_check_n(size_t n, unsigned int block, const char *stage_name,
  * overflow past max). Returns 0, or -1. Shared by every numeric option. */
 int parse_unsigned(const char *text, uint64_t max, uint64_t *value);
 
-/* --------------------------------------------------------------------------------------------
- * Input (input.c)
- */
+/* ---- input.c: seeded input patterns; median.c: the median of a run's times (CPU only) ------- */
 enum pattern {
     PATTERN_SMALL,      /* uniform in [-16, 16]: the default, never all ones */
     PATTERN_FULL_RANGE, /* any int32 bit pattern: the sum wraps, identically on CPU and GPU */
@@ -81,9 +71,8 @@ double sort_median(double *ms, int reps);
  * changes it (common/FLOAT.md). In the int32 build the quarters are +-1. */
 void input_fill(elem_t *input, size_t n, enum pattern pattern, uint64_t seed);
 
-/* --------------------------------------------------------------------------------------------
- * The GPU (gpu.cu). Every CUDA error exits with EXIT_NO_GPU (check.h) after naming the call.
- */
+/* ---- gpu.cu: device memory, padding, timing (CUDA events, L2 flush), peak bandwidth ----------
+ * Every CUDA error exits with EXIT_NO_GPU (check.h) after naming the call. */
 struct timing {
     double median_ms, min_ms, max_ms; /* of the timed repeats, CUDA events, milliseconds */
     int unstable;                     /* repeats whose sum differed from the first run's */
@@ -129,7 +118,7 @@ void *gpu_alloc(size_t bytes, const char *what);
  * buffer written once, so the L2 ends full of clean lines that the next kernel simply drops.
  * MEMSET: a cudaMemsetAsync of that buffer, as NVBench and llm.c flush; it leaves the L2 full of
  * dirty lines, whose write-back the next kernel pays (a quarter of CUB's time at 2^24 int32 on an
- * H200). Kept only to measure that cost (bench/flush.cu, bench/README.md). */
+ * H200). Kept only to measure that cost (bench/flush.cu, README.md). */
 enum l2_flush { L2_FLUSH_READ, L2_FLUSH_MEMSET };
 void gpu_set_l2_flush(enum l2_flush how);
 
@@ -155,8 +144,7 @@ void gpu_time(void (*prepare)(void *), void (*work)(void *), void *ctx, int reps
 void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps, elem_t *sum,
                    struct timing *t);
 
-/* --------------------------------------------------------------------------------------------
- * The float32 build's reference and tolerance (tolerance.c), and make accuracy's depth (depth.cu);
+/* ---- tolerance.c: the float32 build's reference and bound; depth.cu: make accuracy's depth -----
  * common/FLOAT.md tells the story.
  *
  * A float sum depends on the order of its additions, and each stage adds in its own order, so no
@@ -166,9 +154,12 @@ void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps
  *     |s - exact| <= gamma_d * sum |x_i|,   gamma_d = d*u / (1 - d*u),   u = 2^-24
  *
  * where d is the most rounded additions any one element passes through on its way to the sum:
- * n - 1 in a loop, about log2(n) in a tree. The programs and tests know nothing of a stage's
- * order, so they use d = n - 1, true of every order, and add an exact check (PATTERN_QUARTERS).
- * make accuracy measures each stage's own d (measure_depth) to show what its order buys.
+ * n - 1 in a loop, about log2(n) in a tree. Why: each addition rounds, fl(a + b) =
+ * (a + b)(1 + delta) with |delta| <= u, so an element that passes through k of them reaches the
+ * sum multiplied by k factors (1 + delta), which differ from 1 by at most gamma_k. The programs
+ * and tests know nothing of a stage's order, so they use d = n - 1, true of every order, and add
+ * an exact check (PATTERN_QUARTERS). make accuracy measures each stage's own d (measure_depth) to
+ * show what its order buys. Adding the identity 0 is exact: the zeros of padding never count.
  */
 
 /* The sum of x[0..n) in double, left to right: the float build's reference. Every float is exact
@@ -185,25 +176,19 @@ double sum_abs(const elem_t *x, size_t n);
  * both far below float's rounding. Compare in double: the reference is never rounded to float. */
 double float_sum_bound(size_t n, size_t d, double sum_abs);
 
-/* The depth d of this stage's order of additions for n elements and `block` threads a block: the
- * most rounded additions on any element's path to the sum (a count of additions), for
- * float_sum_bound. Measured, not computed: the stage's own file, compiled a second time on a
- * counting type (common/depth.h: its + counts roundings), is run on n elements with this block
- * size, on the device and grid the float stage uses (step00: on the host), padded like
- * gpu_run_stage pads; where atomicAdds land in an unknown order, the worst order counts. For any
- * correct stage ceil(log2 n) <= d <= n - 1; a count too large for 32 bits is reported as n - 1.
- * n = 0 gives 0 without a launch.
+/* The depth d of this stage's order of additions for n elements and `block` threads a block, for
+ * float_sum_bound (a count of additions), measured: the stage's own code, compiled on a counting
+ * type (depth.h), is run on n elements with this block size, on the device and grid the float stage
+ * uses (step00: on the host), padded like gpu_run_stage pads; where atomicAdds land in an unknown
+ * order, the worst order counts. For any correct stage ceil(log2 n) <= d <= n - 1; a count too
+ * large for 32 bits is reported as n - 1. n = 0 gives 0 without a launch.
  * *order_varies (may be NULL) is set when the sum came through more than one atomicAdd: in float
  * their arrival order, and so the last bits, may change from run to run; otherwise the stage adds
  * in one fixed order and must repeat its bits.
- * Holds n (or the padded count) DEPTH_BYTES-byte elements while it runs and frees them before
- * returning. Exits with one sentence and EXIT_NO_GPU when the device lacks that memory or a CUDA
- * call fails (EXIT_USAGE when the host lacks it, for step00). make accuracy only (depth.cu): it
- * links the stage's twin, which compiles where the stage uses only what depth.h overloads. */
+ * Holds n (or the padded count) 8-byte depths while it runs. Exits with one sentence and
+ * EXIT_NO_GPU when the device lacks them or a CUDA call fails (EXIT_USAGE when the host lacks
+ * them, for step00). make accuracy only: it links the stage's twin (depth.h). */
 size_t measure_depth(size_t n, unsigned int block, bool *order_varies);
-
-/* The bytes of one element measure_depth holds: sizeof(struct depth), checked in depth.cu. */
-#define DEPTH_BYTES 8
 
 #ifdef __cplusplus
 }

@@ -2,9 +2,8 @@
  *
  * Element type: int32 with identity 0. int32 sums wrap modulo 2^32 (two's complement) on the GPU;
  * the host code is built with -fwrapv so the CPU reference wraps identically, and the exact sum is
- * defined even for full-range random input. Build with -DREDUCE_FLOAT for float32 (identity 0.0f).
- * make accuracy also compiles each stage with -DREDUCE_DEPTH (C++ only), where elem_t counts
- * roundings instead of adding numbers: that measures the depth of the stage's order (depth.h).
+ * defined even for full-range random input. Build with -DREDUCE_FLOAT for float32 (identity 0.0f),
+ * and, for make accuracy only, -DREDUCE_DEPTH (below).
  *
  * A stage is one file, stepNN_name/reduce.cu, that defines STAGE and reduce() (step00: its loop
  * reduce_cpu() in step00_cpu/reduce.c; common/cpu_stage.c makes it a stage).

@@ -1,11 +1,5 @@
 /* tolerance.c: the float32 build's reference sum and how far a float sum may lie from it (CPU
- * only): Higham's |s - exact| <= gamma_d * sum |x_i| (harness.h; the story: common/FLOAT.md).
- * Why gamma_d (Accuracy and Stability of Numerical Algorithms, 2nd ed., 2002, section 4.2): each
- * addition rounds, fl(a + b) = (a + b)(1 + delta) with |delta| <= u, so an element that passes
- * through k rounded additions reaches the sum multiplied by k factors (1 + delta), which differ
- * from 1 by at most gamma_k = k*u / (1 - k*u); d is the largest k, measured by running the stage
- * (measure_depth, depth.cu). Adding the identity 0 is exact: the zeros of padding never count.
- */
+ * only): Higham's bound, gamma_d * sum |x_i|; why it holds: harness.h. */
 #include "harness.h"
 
 #include <math.h>
