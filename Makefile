@@ -8,9 +8,20 @@ NVCC ?= nvcc
 NO_GPU = $(shell if command -v nvidia-smi >/dev/null; then nvidia-smi -L 2>/dev/null | \
   grep -q '^GPU ' || echo 'the driver sees no GPU: nvidia-smi -L lists none'; \
   else ls /proc/driver/nvidia/gpus/* >/dev/null 2>&1 || echo 'no NVIDIA driver is installed'; fi)
+# Where the GPU stages run: gpu (nvcc, on a CUDA GPU) or cpu (the CPU model of model/: the stages'
+# own files compiled with g++ by model/cucc, no CUDA toolkit, no GPU). Without a GPU, cpu.
+# SANITIZER: what the model's builds check besides barriers and warp-synchronous calls, which it
+# always checks: address (AddressSanitizer, the default) or thread (ThreadSanitizer: races; make
+# test builds each stage so too, into BUILD/thread/, and runs it).
+MODEL ?= $(if $(NO_GPU),cpu,gpu)
+SANITIZER ?= address
+ifeq ($(MODEL),cpu)
+NVCC := CUCC_SANITIZE=$(SANITIZER) bash model/cucc
+else ifneq ($(MODEL),gpu)
+$(error MODEL must be gpu or cpu, not '$(MODEL)')
+else ifeq ($(ARCH),native)
 # Without a GPU nvcc cannot tell what 'native' is, and warns so for every file: build for the oldest
 # architecture it supports instead, and say so once (exported: the sub-makes inherit the choice).
-ifeq ($(ARCH),native)
 ifneq ($(NO_GPU),)
 ARCH := $(or $(firstword $(shell $(NVCC) --list-gpu-code 2>/dev/null)),native)
 ifneq ($(filter-out diff help slides figures plot clean,$(or $(MAKECMDGOALS),all)),)
@@ -18,7 +29,7 @@ $(info make: no GPU here, so ARCH=native means nothing: building for $(ARCH) (AR
 endif
 endif
 endif
-export ARCH
+export ARCH MODEL
 , := ,# a comma, inside the arguments of $(call ...)
 
 ifeq ($(TYPE),float)
@@ -28,6 +39,11 @@ else ifneq ($(TYPE),int)
 $(error TYPE must be int or float, not '$(TYPE)')
 endif
 BUILD ?= build
+# What BUILD was built as: when MODEL, SANITIZER or ARCH change, every object is built again.
+FLAVOR := MODEL=$(MODEL) $(if $(filter cpu,$(MODEL)),SANITIZER=$(SANITIZER),ARCH=$(ARCH)) TYPE=$(TYPE)
+FLAVOR_FILE := $(BUILD)/obj/flavor
+$(shell mkdir -p $(BUILD)/obj && { [ "$$(cat $(FLAVOR_FILE) 2>/dev/null)" = "$(FLAVOR)" ] || \
+  echo "$(FLAVOR)" > $(FLAVOR_FILE); })
 
 # The stages: the folders stepNN_name/ with a reduce.c or reduce.cu, as common/stages.sh lists them
 # for every script and test (the tests get it as STAGE_LIST). step09_multi_gpu/ is a program of its
@@ -62,11 +78,15 @@ CRIT_LIBS += -lcriterion
 OBJ := $(BUILD)/obj
 HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ)/tolerance.o \
            $(OBJ)/median.o
-GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o
+# On the CPU model, model.o comes last on every link line: its guard follows the kernels' shared
+# arrays (model/model.cc).
+GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o $(if $(filter cpu,$(MODEL)),$(OBJ)/model.o)
 # Stage 9 (step09_multi_gpu/: one process, every GPU, NCCL's all-reduce) has its own main and needs
 # NCCL, which common/find_nccl.sh finds (NCCL_HOME= overrides). Without it, or in the float32
 # build, step09 is left out of all, run and test, which say why.
-ifeq ($(TYPE),int)
+ifeq ($(MODEL),cpu)
+STEP09_WHY := stage 9 runs NCCL on GPUs, and the CPU model models one GPU without NCCL (make MODEL=gpu on a GPU machine).
+else ifeq ($(TYPE),int)
 FIND_NCCL := NCCL_HOME='$(NCCL_HOME)' bash common/find_nccl.sh # $(shell) sees no make argument
 NCCL_FLAGS := $(shell $(FIND_NCCL) 2>/dev/null)
 STEP09_WHY := $(if $(NCCL_FLAGS),,$(shell $(FIND_NCCL) 2>&1 >/dev/null))
@@ -115,16 +135,18 @@ test: deps ## build and run the Criterion tests, report per stage (STEP="04 05":
 	@$(if $(STEP09_WHY),echo "make test: step09 left out: $(STEP09_WHY)")
 	@MAKE='$(MAKE)' bash tests/run.sh $(BUILD) $(TEST_PROGS)
 
-deps: ## install Criterion (as root, from Debian packages); VENDOR=1: copy it into third_party/ for a machine without network
-	@bash tests/deps.sh $(if $(VENDOR),--vendor)
+deps: ## install Criterion (as root, from Debian packages; and on the CPU model g++ and Boost.Context); VENDOR=1: copy Criterion into third_party/ for a machine without network
+	@bash tests/deps.sh $(if $(filter cpu,$(MODEL)),--model) $(if $(VENDOR),--vendor)
 
 diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04)
 	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT)))" >&2; exit 2; }
 	@bash common/diff.sh $(STEP)
 
 # The GPU-only targets ask the driver for a GPU (NO_GPU) before they build anything: without one
-# they say so in one sentence, at once, and exit 3.
-have_gpu = $(if $(NO_GPU),echo "make $(1): no CUDA device ($(NO_GPU)): $(2)." >&2; exit 3,:)
+# they say so in one sentence, at once, and exit 3; with MODEL=cpu on a GPU machine, exit 2.
+have_gpu = $(if $(NO_GPU),echo "make $(1): no CUDA device ($(NO_GPU)): $(2)." >&2; exit 3,$(if \
+  $(filter cpu,$(MODEL)),echo "make $(1): MODEL=cpu runs the CPU model$(,) whose times mean \
+  nothing: $(2) (leave MODEL out$(,) or MODEL=gpu)." >&2; exit 2,:))
 
 # make bench STEP="07 08": those stages only, their rows replaced in the CSV. float32 has its own CSV.
 # Stages 02 and 03 take one block; their lessons are timed at scale by their segmented variants
@@ -178,10 +200,16 @@ metrics: ## Nsight Compute's counters of every GPU stage: metrics/<gpu>/metrics.
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT) step04_interleaved)
 	@bash metrics/run.sh $(BUILD) $(GPU_SHORT) step04_interleaved=$(BUILD)/step04_interleaved $(METRICS_EXTRA)
 
-sanitize: ## compute-sanitizer on every GPU stage (GPU); must catch tests/broken/
+sanitize: ## compute-sanitizer on every GPU stage (on the CPU model: its memory, race and barrier checks); must catch tests/broken/
+ifeq ($(MODEL),cpu)
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) \
+	  $(addprefix $(BUILD)/thread/,$(GPU_SHORT) $(patsubst $(BUILD)/%,%,$(BROKEN)))
+	@bash model/sanitize.sh $(BUILD) $(GPU_SHORT)
+else
 	@$(call have_gpu,sanitize,compute-sanitizer runs the stages on a CUDA GPU)
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN)
 	@COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD) $(GPU_SHORT)
+endif
 
 # make grade STEP=05 SRC=path/to/reduce.cu: one student's file graded as stage 05;
 # make grade STEP=05 SUBMISSIONS=dir/: every dir/<student>/reduce.cu and dir/<student>.cu (tests/grade.py).
@@ -200,10 +228,15 @@ grade: ## on a GPU: tests, compute-sanitizer, speed and the lesson's counters vs
 	@TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py $(BUILD) $(GRADE_STEPS) \
 	  $(if $(SRC),--src $(abspath $(SRC))) $(if $(SUBMISSIONS),--submissions $(abspath $(SUBMISSIONS)))
 
-mutants: ## on a GPU: make grade must reject each known-wrong kernel for its own reason (tests/mutants/, and each stage's predecessor handed in as it)
+mutants: ## on a GPU: make grade must reject each known-wrong kernel for its own reason (tests/mutants/, and each stage's predecessor handed in as it); on the CPU model: the model must catch each (model/mutants.sh)
+ifeq ($(MODEL),cpu)
+	@$(MAKE) --no-print-directory deps
+	@bash model/mutants.sh $(BUILD) $(MUTANTS)
+else
 	@$(call have_gpu,mutants,they are graded on a CUDA GPU)
 	@$(MAKE) --no-print-directory deps
 	@TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py --mutants $(BUILD) $(MUTANTS)
+endif
 
 accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)
 	@$(MAKE) --no-print-directory TYPE=float accuracy-tables
@@ -225,6 +258,22 @@ clean: ## remove build/
 
 # --- building -------------------------------------------------------------------------------
 LINK = $(NVCC) -arch=$(ARCH) $^ -o $@
+# Every object built before is built again when the flavor (or, on the model, the model) changes.
+MODEL_DEPS := $(if $(filter cpu,$(MODEL)),model/cuda_runtime.h model/cuda_profiler_api.h model/cucc)
+$(wildcard $(OBJ)/*.o): $(FLAVOR_FILE) $(MODEL_DEPS)
+$(FLAVOR_FILE): ; # written when the Makefile is read, never by a rule
+
+# The CPU model's runtime: never instrumented, whatever SANITIZER says (model/model.cc).
+$(OBJ)/model.o: model/model.cc model/cuda_runtime.h | $(OBJ)
+	$(CXX) $(CXXFLAGS) -g -Imodel -c $< -o $@
+# On the model, each stage's tests also run its program built with ThreadSanitizer (test_stage.c,
+# data_race_free): BUILD/thread/stepNN, made by a make of its own.
+ifeq ($(MODEL)$(SANITIZER),cpuaddress)
+$(BUILD)/thread/%: FORCE
+	@$(MAKE) --no-print-directory SANITIZER=thread BUILD=$(BUILD)/thread $@
+$(addprefix $(BUILD)/test_,$(GPU_SHORT)): $(BUILD)/test_%: | $(BUILD)/thread/%
+endif
+.PHONY: FORCE
 named = -DSTAGE_NAME='"$(call name,$*)"'# the program's stage: step04 -> "step04_smem"
 
 $(OBJ)/%.o: common/%.c common/*.h | $(OBJ)
@@ -279,13 +328,14 @@ $(BUILD)/accuracy_%: $(OBJ)/accuracy_%.o $(OBJ)/stage_%.o $(OBJ)/depth_%.o $(OBJ
                      $(OBJ)/reference_depth.o $(GPU_HARNESS)
 	$(LINK)
 
-$(BUILD)/broken/%: tests/broken/%.cu common/check.h
+$(BUILD)/broken/%: tests/broken/%.cu common/check.h $(if $(filter cpu,$(MODEL)),$(OBJ)/model.o)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $< -o $@
+	$(NVCC) $(NVCCFLAGS) $< $(filter %.o,$^) -o $@
 
 # --- tests ----------------------------------------------------------------------------------
 $(OBJ)/test_stage_%.o: tests/test_stage.c tests/*.h common/*.h | $(OBJ)
-	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests $(named) -c $< -o $@
+	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests $(named) -DBUILD_DIR='"$(BUILD)"' \
+	    $(if $(filter cpu,$(MODEL)),-DCPU_MODEL) -c $< -o $@
 
 $(OBJ)/test_%.o: tests/test_%.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' \

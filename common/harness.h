@@ -99,6 +99,10 @@ static inline void widen_range(elem_t sum, elem_t *lo, elem_t *hi)
  * why for 0 and -1. */
 int gpu_available(char *why, size_t why_len);
 
+/* True when this program's GPU is the CPU model (model/: built with MODEL=cpu): its sums, races
+ * and barriers are a GPU's, its times are not, and no output shows them. */
+bool gpu_is_model(void);
+
 /* The device's name, theoretical peak bandwidth in GB/s (2 x memory clock x bus width / 8, from
  * cudaDeviceGetAttribute) and L2 size in bytes. */
 void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_bytes);

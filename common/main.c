@@ -5,6 +5,8 @@
  *   stage=step05_segmented device="NVIDIA H200" n=16777216 sum=-84039 ref=-84039 result=ok
  *   median_ms=0.0457 GB/s=1469.6 peak%=30.5
  * and exits 0 ok, 1 wrong sum, 2 bad usage or input, 3 no CUDA device or a CUDA error.
+ * On the CPU model (model/, MODEL=cpu) the stage runs once, untimed: the line says which device
+ * ran it, and prints median_ms=- GB/s=- peak%=-, since a model's time says nothing of a GPU's.
  * The int32 build demands the reference's exact bits from every run. The float32 build cannot (a
  * float sum depends on the order of its additions): it demands every run within the bound of any
  * order (d = n - 1) and, first, the exact sum of quarters (PATTERN_QUARTERS), and adds to the line
@@ -143,7 +145,11 @@ int main(int argc, char **argv)
 #endif
     elem_t sum;
     struct timing t;
-    if (STAGE.on_gpu)
+    bool model = STAGE.on_gpu && gpu_is_model();
+    if (model) {
+        gpu_run_stage(input, opt.n, opt.block, 0, &sum, NULL);
+        t = (struct timing){0, 0, 0, 0, sum, sum};
+    } else if (STAGE.on_gpu)
         gpu_run_stage(input, opt.n, opt.block, opt.reps, &sum, &t);
     else
         cpu_run_stage(input, opt.n, opt.reps, &sum, &t);
@@ -153,13 +159,14 @@ int main(int argc, char **argv)
     int ok = within && exact;
     double gbps = t.median_ms > 0 ? opt.n * sizeof(elem_t) / (t.median_ms * 1e6) : 0;
     /* ref: the double itself, never rounded to float */
-    printf("stage=%s device=\"%s\" n=%zu sum=" SUM_FORMAT " ref=%.17g result=%s median_ms=%.4f "
-           "GB/s=%.1f",
-           STAGE_NAME, device, opt.n, (double)sum, ref, ok ? "ok" : "MISMATCH", t.median_ms, gbps);
-    if (peak_gbps > 0)
-        printf(" peak%%=%.1f", 100 * gbps / peak_gbps);
+    printf("stage=%s device=\"%s\" n=%zu sum=" SUM_FORMAT " ref=%.17g result=%s", STAGE_NAME,
+           device, opt.n, (double)sum, ref, ok ? "ok" : "MISMATCH");
+    if (model)
+        printf(" median_ms=- GB/s=- peak%%=-");
+    else if (peak_gbps > 0)
+        printf(" median_ms=%.4f GB/s=%.1f peak%%=%.1f", t.median_ms, gbps, 100 * gbps / peak_gbps);
     else
-        printf(" peak%%=-");
+        printf(" median_ms=%.4f GB/s=%.1f peak%%=-", t.median_ms, gbps);
 #ifdef REDUCE_FLOAT
     double off = fabs((double)sum - ref);
     printf(" err=%.3g", off);

@@ -31,13 +31,13 @@ typedef depth4 elem4_t;
 #elif defined(REDUCE_FLOAT)
 typedef float elem_t;
 #define ELEM_NAME "float32"
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(CUDA_MODEL) /* nvcc, or the CPU model (model/) */
 typedef float4 elem4_t; /* four elements, 16 bytes: one load instruction (step07) */
 #endif
 #else
 typedef int elem_t;   /* int32_t is int on every CUDA host; atomicAdd is declared for int */
 #define ELEM_NAME "int32"
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(CUDA_MODEL) /* nvcc, or the CPU model (model/) */
 typedef int4 elem4_t; /* four elements, 16 bytes: one load instruction (step07) */
 #endif
 #endif

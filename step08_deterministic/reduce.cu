@@ -63,9 +63,6 @@ __device__ elem_t block_reduce(elem_t x)
 __global__ void reduce_kernel(const elem_t *input, size_t n, elem_t *sum)
 {
     unsigned int t = threadIdx.x;
-    /* The ticket's line into L2 now, not when the atomicInc below needs it. */
-    if (t == 0 && gridDim.x > 1)
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(&ticket));
     const elem4_t *input4 = (const elem4_t *)input; /* cudaMalloc aligns to 256 bytes */
     size_t n4 = n / 4;
     elem_t partial = IDENTITY;

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# deps.sh [--vendor [--force]]: the Criterion test library (Debian: libcriterion-dev) for make test.
+# deps.sh [--model] [--vendor [--force]]: the Criterion test library (Debian: libcriterion-dev) for
+# make test; with --model (make test MODEL=cpu, the default without a GPU), also what the CPU model
+# builds with: g++ and Boost.Context (Debian: g++, libboost-context-dev).
 #   (default)  nothing to do when third_party/criterion/ is vendored or Criterion already builds
 #              and links here; else, as root, apt-get install libcriterion-dev; else say what to do.
 #   --vendor   (make deps VENDOR=1) copy Criterion and the closure of its shared libraries, all but
@@ -25,6 +27,29 @@ apt_update() { say "apt-get update"; apt-get update -qq >/dev/null || die "apt-g
 links() {
     printf '#include <criterion/criterion.h>\nTest(deps, links) { cr_assert(1); }\n' |
         cc -x c - -o /dev/null -lcriterion >/dev/null 2>&1
+}
+
+# model_links: a program switches fibers with Boost.Context's fcontext, as model/model.cc does.
+model_links() {
+    printf '#include <boost/context/detail/fcontext.hpp>\nint main() { return 0; }\n' |
+        ${CXX:-g++} -x c++ - -o /dev/null -lboost_context >/dev/null 2>&1
+}
+
+# model_mode: installs g++ and Boost.Context as root with apt, or says what to install.
+model_mode() {
+    local out pkgs="g++ libboost-context-dev"
+    model_links && return 0
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+        apt_update
+        say "apt-get install -y --no-install-recommends $pkgs (the CPU model: model/)"
+        out=$(apt-get install -y -qq --no-install-recommends $pkgs </dev/null 2>&1) ||
+            { echo "$out" >&2; die "apt-get install $pkgs failed"; }
+        model_links || die "$pkgs were installed but a program still does not link with -lboost_context"
+    else
+        echo "deps.sh: the CPU model needs g++ and Boost.Context: install the Debian/Ubuntu packages" \
+             "'g++' and 'libboost-context-dev' (as root: apt-get install $pkgs)." >&2
+        exit 1
+    fi
 }
 
 install_mode() {
@@ -111,10 +136,13 @@ vendor_mode() {
     say "  $(cd "$DEST/lib" && echo *)"
 }
 
+model=0
+[ "${1:-}" = --model ] && model=1 && shift
+[ "$model" -eq 0 ] || model_mode
 case "$*" in
 "") install_mode ;;
 --vendor) vendor_mode 0 ;;
 "--vendor --force" | "--force --vendor") vendor_mode 1 ;;
 --force) die "--force only applies to --vendor" ;;
-*) die "unknown argument: $* (usage: tests/deps.sh [--vendor [--force]])" ;;
+*) die "unknown argument: $* (usage: tests/deps.sh [--model] [--vendor [--force]])" ;;
 esac

@@ -12,6 +12,7 @@
  * Nothing here knows the stage's order, so a stage may use any CUDA C it likes. */
 #define _DEFAULT_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <math.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test_util.h" /* Criterion, harness.h */
@@ -184,6 +185,9 @@ static void check_huge(size_t n)
     size_t held = n * sizeof(elem_t); /* the input, on the GPU (or the host, for step00) */
     if (STAGE.on_gpu) {
         require_gpu();
+        if (gpu_is_model())
+            cr_skip_test("the CPU model does not run n past 2^31, minutes on one core: a GPU "
+                         "checks 64-bit indexing (make test MODEL=gpu).");
         size_t need = held + ((size_t)1 << 30);
         size_t free_bytes = gpu_free_memory();
         if (free_bytes < need)
@@ -213,3 +217,68 @@ Test(stage, n_above_2_to_the_32)
 {
     check_huge(((size_t)1 << 32) + 5);
 }
+
+#ifdef CPU_MODEL
+/* On the CPU model (MODEL=cpu): the stage's own program built with ThreadSanitizer
+ * (BUILD_DIR/thread/stepNN, model/model.cc) must sum right with no data race and no barrier or
+ * warp-synchronous error, in three schedules of its threads (CUDA_MODEL_SEED), at two sizes with a
+ * partial last block: as compute-sanitizer's racecheck and synccheck on a GPU (make sanitize). */
+struct race_case {
+    size_t n;
+    unsigned int block;
+    unsigned int seed;
+};
+
+ParameterizedTestParameters(stage, data_race_free)
+{
+    static struct race_case cases[6];
+    size_t count = 0;
+    for (unsigned int seed = 1; seed <= 3; ++seed) {
+        unsigned int small = STAGE.fixed_block ? STAGE.fixed_block : 32;
+        unsigned int large = STAGE.fixed_block ? STAGE.fixed_block : STAGE.single_block ? 1024 : 256;
+        cases[count++] = (struct race_case){STAGE.single_block ? 2 * large - 1 : 65536 + 3, large, seed};
+        cases[count++] = (struct race_case){STAGE.single_block ? small + 1 : 1000, small, seed};
+    }
+    return cr_make_param_array(struct race_case, cases, STAGE.on_gpu ? count : 0);
+}
+
+ParameterizedTest(struct race_case *c, stage, data_race_free)
+{
+    char program[256], n[32], block[32], seed[16];
+    snprintf(program, sizeof program, "%s/thread/%.6s", BUILD_DIR, STAGE_NAME);
+    snprintf(n, sizeof n, "%zu", c->n);
+    snprintf(block, sizeof block, "%u", c->block);
+    snprintf(seed, sizeof seed, "%u", c->seed);
+    cr_assert(access(program, X_OK) == 0, "%s is not built", program);
+    FILE *out = tmpfile(), *err = tmpfile();
+    cr_assert(out != NULL && err != NULL, "tmpfile failed");
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "fork failed");
+    if (pid == 0) {
+        dup2(fileno(out), STDOUT_FILENO);
+        dup2(fileno(err), STDERR_FILENO);
+        setenv("CUDA_MODEL_SEED", seed, 1);
+        alarm(120); /* a hang ends in SIGALRM */
+        execl(program, program, "--n", n, "--block", block, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    cr_assert(waitpid(pid, &status, 0) == pid);
+    char text[2][8192];
+    FILE *files[2] = {out, err};
+    for (int f = 0; f < 2; ++f) {
+        rewind(files[f]);
+        text[f][fread(text[f], 1, sizeof text[f] - 1, files[f])] = '\0';
+        fclose(files[f]);
+    }
+    /* What a student reads first: the sanitizer's summary line and the model's own. */
+    const char *summary = strstr(text[1], "SUMMARY: ");
+    const char *model = strstr(text[1], "CPU model: ");
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0 && strstr(text[0], "result=ok"),
+              "%s --n %s --block %s with CUDA_MODEL_SEED=%s: %s%.300s%s%.600s",
+              program, n, block, seed,
+              WIFEXITED(status) ? "" : "killed by a signal; ", summary ? summary : "",
+              summary ? "\n" : "", model ? model : summary ? "" : text[1]);
+}
+#endif

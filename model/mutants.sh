@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# model/mutants.sh BUILD [MUTANT...]: make mutants on the CPU model (MODEL=cpu, no GPU needed).
+# Each known-wrong kernel of tests/mutants/ (default: all) is built as its stage, by the model,
+# twice: with AddressSanitizer (BUILD/model-mutants/NAME/stepNN) and with ThreadSanitizer
+# (.../thread/stepNN), and run as tests/sanitize.sh runs a stage (n = 100003 and 1000, single-
+# block stages 2047 and 33, a partial last block each; ThreadSanitizer in three schedules), plus
+# n = 2^24 + 3 with 32 threads a block, the tests' largest. What caught it is one of
+#   sum        a wrong sum (result=MISMATCH): what the tests see
+#   memory     AddressSanitizer: an access outside an allocation or a shared array (memcheck)
+#   race       ThreadSanitizer: a data race (racecheck; on a GPU, shared memory only)
+#   barrier    the model: a barrier or warp-synchronous call not every thread reaches (synccheck;
+#              on a GPU, a hang)
+# and it must be what the mutant's "Caught by:" line names on a GPU (tests: sum, memcheck: memory,
+# racecheck: race, timeout: barrier), or better: "nothing" on a GPU may be anything here. Mutants
+# the model cannot observe (huge: n past 2^32, 17 GiB and minutes on one core; speed: the model
+# has no time) are listed as such and pass when nothing caught them. Writes the table to
+# BUILD/model-mutants/mutants.md and prints it; exit status 1 when a mutant was not caught for its
+# reason.
+set -u
+build=${1:?usage: model/mutants.sh BUILD [MUTANT...]}
+shift
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=$build/model-mutants
+mkdir -p "$out"
+patches=()
+if [ $# -eq 0 ]; then
+    patches=("$root"/tests/mutants/*.patch)
+else
+    for m in "$@"; do patches+=("$root/tests/mutants/$m.patch"); done
+fi
+status=0
+table="| mutant | stage | caught on a GPU by | on the model, caught by | verdict |"$'\n'"|---|---|---|---|---|"
+for patch in "${patches[@]}"; do
+    name=$(basename "$patch" .patch)
+    file=$(sed -n '/^--- /{s/^--- //p;q}' "$patch")
+    stage=${file%%/*} short=${file%%_*}
+    gpu=$(sed -n 's/^Caught by: *//p' "$patch" | head -n 1)
+    dir=$out/$name
+    mkdir -p "$dir"
+    bash "$root/bench/variant.sh" "$patch" "$dir/reduce.cu" || { status=1; continue; }
+    caught=() log=$dir/runs.log
+    : >"$log"
+    if ! make -s --no-print-directory -C "$root" MODEL=cpu GRADE_STEP="$short" GRADE_SRC="$dir/reduce.cu" \
+        BUILD="$dir" "$dir/$short" "$dir/thread/$short" >>"$log" 2>&1; then
+        caught+=(build)
+    else
+        info=$("$dir/$short" --stage-info)
+        sizes="100003 1000 16777219" single=0
+        grep -q 'single_block=1' <<<"$info" && sizes="2047 33" single=1
+        for n in $sizes; do
+            block=""
+            grep -q 'fixed_block=0' <<<"$info" && [ "$n" != 2047 ] && [ "$n" != 100003 ] && block=32
+            args=(--n "$n" ${block:+--block "$block"})
+            runs=("$dir/$short")
+            [ "$n" = 16777219 ] || runs+=("$dir/thread/$short")
+            for prog in "${runs[@]}"; do
+                for seed in 1 2 3; do
+                    text=$(CUDA_MODEL_SEED=$seed timeout 120 "$prog" "${args[@]}" 2>&1)
+                    echo "== CUDA_MODEL_SEED=$seed $prog ${args[*]}"$'\n'"$text" >>"$log"
+                    grep -q 'AddressSanitizer' <<<"$text" && caught+=(memory)
+                    grep -q 'ThreadSanitizer: data race' <<<"$text" && caught+=(race)
+                    grep -q 'cannot go on\|warp-synchronous\|_sync' <<<"$(grep '^CPU model:' <<<"$text")" &&
+                        caught+=(barrier)
+                    grep -q 'result=MISMATCH' <<<"$text" && caught+=(sum)
+                    [ "$prog" = "$dir/$short" ] && [ "$seed" = 1 ] && [ "$single" = 0 ] && break
+                done
+            done
+        done
+    fi
+    found=$(printf '%s\n' "${caught[@]}" | sort -u | paste -sd, -)
+    case $gpu in
+    tests) want=sum ;;
+    memcheck) want=memory ;;
+    racecheck) want=race ;;
+    timeout) want=barrier ;;
+    *) want="" ;;
+    esac
+    if [ -n "$want" ]; then
+        [[ ",$found," == *",$want,"* ]] && verdict="caught, for its reason ($want)" ||
+            { verdict="NOT caught for its reason ($want)"; status=1; }
+    elif [ "$gpu" = nothing ]; then
+        [ -n "$found" ] && verdict="caught (a GPU's tools see nothing)" ||
+            verdict="not caught: as on a GPU"
+    else
+        [ -z "$found" ] && verdict="not observable on the model ($gpu)" ||
+            verdict="caught here, though a GPU needs $gpu"
+    fi
+    table+=$'\n'"| $name | $short | $gpu | ${found:-nothing} | $verdict |"
+done
+echo "$table" | tee "$out/mutants.md"
+exit $status
