@@ -101,7 +101,7 @@ TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/tes
 # Deliberately wrong kernels the lessons warn about: built and run only by `make sanitize`.
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
-.PHONY: all help run test deps diff bench plot profile sanitize accuracy accuracy-tables slides \
+.PHONY: all help run test deps diff bench bench-model plot profile sanitize accuracy accuracy-tables slides \
         clean variants metrics figures grade mutants flush harris handout bench-step09 \
         step09 $(SHORT)
 .DELETE_ON_ERROR:
@@ -174,6 +174,13 @@ flush: ## on a GPU: memset flush vs read flush, same run: bench/<gpu>/flush.csv
 	@$(call have_gpu,flush,it times CUB and step07 on a CUDA GPU)
 	@$(MAKE) --no-print-directory $(BUILD)/bench_flush
 	@BENCH_CSV=flush.csv bash bench/run.sh $(BUILD) flush
+
+MODEL_BENCH := step01 step02_segmented step03_segmented $(filter-out step00 step01,$(GPU_SHORT))
+bench-model: ## the CPU model's speed on one core: each stage at 2^24 and, with ThreadSanitizer, 2^16, against step00's loop: bench/cpu_model/model.csv (no GPU)
+	@$(if $(filter cpu,$(MODEL)),,echo "make bench-model: it times the CPU model: run it with MODEL=cpu." >&2; exit 2)
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/model_bench_,$(MODEL_BENCH)) \
+	  $(addprefix $(BUILD)/thread/model_bench_,$(GPU_SHORT))
+	@bash model/bench.sh $(BUILD)
 
 harris: ## Harris's table from the newest bench/*/results.csv: the README's and lessons' blocks, and its plot (no GPU)
 	@python3 bench/harris.py update README.md step*/README.md
@@ -355,6 +362,12 @@ $(BUILD)/test_deterministic: $(OBJ)/test_deterministic.o $(OBJ)/stage_step08.o $
 	$(LINK) $(CRIT_LIBS)
 $(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(LINK) $(CRIT_LIBS)
+
+# The CPU model's benchmark (model/bench.c, make bench-model): a stage's reduce() timed by the host.
+$(OBJ)/model_bench_%.o: model/bench.c common/*.h | $(OBJ)
+	$(CC) $(CFLAGS) $(named) -DSANITIZER='"$(SANITIZER)"' -c $< -o $@
+$(BUILD)/model_bench_%: $(OBJ)/model_bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+	$(LINK)
 
 # Stage 9: its own main, stage 8's kernel on each GPU, NCCL (NCCL_FLAGS, found above). Its files
 # and a second copy of stage 8's are compiled with --default-stream per-thread (PTDS): stage 8's

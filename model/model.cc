@@ -679,19 +679,35 @@ void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
 }
 
 namespace {
+/* One copy of each file name: a call site's name may come as several copies (one per inlined
+ * copy of the call), and comparing them with strcmp at every warp-synchronous call would cost more
+ * than the call. A table from each copy to the first copy seen with the same text. */
+const char *canonical(const char *file)
+{
+    enum { SIZE = 1024 };
+    static const char *copy[SIZE], *first[SIZE];
+    size_t h = ((uintptr_t)file >> 4) % SIZE;
+    for (size_t probe = 0; probe < SIZE; ++probe, h = (h + 1) % SIZE) {
+        if (copy[h] == file)
+            return first[h];
+        if (copy[h] == nullptr) {
+            const char *f = file;
+            for (size_t j = 0; j < SIZE; ++j)
+                if (copy[j] != nullptr && strcmp(copy[j], file) == 0) {
+                    f = first[j];
+                    break;
+                }
+            copy[h] = file, first[h] = f;
+            return f;
+        }
+    }
+    die("more than 1024 copies of source file names: the model cannot tell its call sites apart.");
+}
+
 bool same_place(std::source_location a, std::source_location b)
 {
-    if (a.line() != b.line() || a.column() != b.column())
-        return false;
-    /* The same file may come as two copies of its name: remember the last pair found equal. */
-    static const char *same_a, *same_b;
-    const char *fa = a.file_name(), *fb = b.file_name();
-    if (fa == fb || (fa == same_a && fb == same_b))
-        return true;
-    if (strcmp(fa, fb) != 0)
-        return false;
-    same_a = fa, same_b = fb;
-    return true;
+    return a.line() == b.line() && a.column() == b.column() &&
+           (a.file_name() == b.file_name() || canonical(a.file_name()) == canonical(b.file_name()));
 }
 } // namespace
 
@@ -810,7 +826,9 @@ uint64_t warp_sync(WarpOp op, unsigned int mask, uint64_t value, int arg, int wi
     unsigned present = g.threads - w * WARP >= (unsigned)WARP
                            ? 0xffffffffu
                            : (1u << (g.threads - w * WARP)) - 1; /* the lanes this warp has */
-    auto call = [&] { return std::string(op_name(op)) + "(" + hex(mask) + ", ...) at " + where_text(where); };
+    auto call = [&] { /* only for a message */
+        return std::string(op_name(op)) + "(" + hex(mask) + ", ...) at " + where_text(where);
+    };
     if (!(mask >> lane & 1))
         die(lane_text(*self) + " calls " + call() + ", whose mask does not hold its own lane: a "
             "lane must name itself in the mask of every _sync call it makes.");
@@ -834,8 +852,7 @@ uint64_t warp_sync(WarpOp op, unsigned int mask, uint64_t value, int arg, int wi
         Lane &o = lane0[m];
         if (!(mask >> m & 1) || !(warp.arrived >> m & 1) || &o == self)
             continue;
-        if (o.op != op || o.mask != mask || o.where.line() != where.line() ||
-            strcmp(o.where.file_name(), where.file_name()))
+        if (o.op != op || o.mask != mask || !same_place(o.where, where))
             die(lane_text(*self) + " calls " + call() + " while lane " + std::to_string(m) +
                 ", which its mask names, waits at " + op_name(o.op) + "(" + hex(o.mask) +
                 ", ...) at " + where_text(o.where) + ": every lane of the mask must make the "

@@ -59,7 +59,7 @@ for patch in "${patches[@]}"; do
                     echo "== CUDA_MODEL_SEED=$seed $prog ${args[*]}"$'\n'"$text" >>"$log"
                     grep -q 'AddressSanitizer' <<<"$text" && caught+=(memory)
                     grep -q 'ThreadSanitizer: data race' <<<"$text" && caught+=(race)
-                    grep -q 'cannot go on\|warp-synchronous\|_sync' <<<"$(grep '^CPU model:' <<<"$text")" &&
+                    grep '^CPU model:' <<<"$text" | grep -qE 'cannot go on| calls __' &&
                         caught+=(barrier)
                     grep -q 'result=MISMATCH' <<<"$text" && caught+=(sum)
                     [ "$prog" = "$dir/$short" ] && [ "$seed" = 1 ] && [ "$single" = 0 ] && break

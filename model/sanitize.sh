@@ -27,7 +27,8 @@ echo "sanitize: the CPU model's checks (model/model.cc); reports in $logs/"
 # run TOOL NAME EXPECT CMD...: runs CMD (120 s at most), its output into a log; EXPECT is "clean"
 # or the text the report must hold.
 run() {
-    local tool=$1 name=$2 expect=$3 log="$logs/$tool-$2.log" ok=0 what
+    local tool=$1 name=$2 expect=$3 ok=0 what log
+    log="$logs/$1-$2.log"
     shift 3
     timeout 120 "$@" >"$log" 2>&1
     local rc=$?

@@ -29,10 +29,12 @@ links() {
         cc -x c - -o /dev/null -lcriterion >/dev/null 2>&1
 }
 
-# model_links: a program switches fibers with Boost.Context's fcontext, as model/model.cc does.
+# model_links: a C++ program links with Boost.Context's jump_fcontext, as model/model.cc does (the
+# vendored copy of make deps VENDOR=1 counts).
 model_links() {
-    printf '#include <boost/context/detail/fcontext.hpp>\nint main() { return 0; }\n' |
-        ${CXX:-g++} -x c++ - -o /dev/null -lboost_context >/dev/null 2>&1
+    printf 'extern "C" int jump_fcontext(void *, void *);\nint main() { return !&jump_fcontext; }\n' |
+        ${CXX:-g++} -x c++ - -o /dev/null -L"$(dirname "$DEST")/boost_context" -lboost_context \
+            >/dev/null 2>&1
 }
 
 # model_mode: installs g++ and Boost.Context as root with apt, or says what to install.
@@ -139,10 +141,22 @@ vendor_mode() {
 model=0
 [ "${1:-}" = --model ] && model=1 && shift
 [ "$model" -eq 0 ] || model_mode
+# vendor_model: Boost.Context's static library into third_party/boost_context/, for the CPU model
+# (model/cucc links it from there) on a machine without network that has g++ but not Boost.
+vendor_model() {
+    local lib dest
+    dest="$(dirname "$DEST")/boost_context"
+    model_mode
+    lib=$(${CXX:-g++} -print-file-name=libboost_context.a)
+    [ -f "$lib" ] || die "libboost_context.a not found (g++ -print-file-name gave '$lib')"
+    mkdir -p "$dest" && cp "$lib" "$dest/"
+    say "vendored $lib into $dest (the CPU model's fibers)"
+}
+
 case "$*" in
 "") install_mode ;;
---vendor) vendor_mode 0 ;;
-"--vendor --force" | "--force --vendor") vendor_mode 1 ;;
+--vendor) vendor_mode 0 && vendor_model ;;
+"--vendor --force" | "--force --vendor") vendor_mode 1 && vendor_model ;;
 --force) die "--force only applies to --vendor" ;;
 *) die "unknown argument: $* (usage: tests/deps.sh [--model] [--vendor [--force]])" ;;
 esac
