@@ -13,7 +13,7 @@ set -euo pipefail
 # In the handout's Makefile each of those targets becomes one sentence (stub_targets).
 OMIT=(
     "ANSWERS.md||the worked answers to the lessons' exercises"
-    "bench/variants/|variants metrics|one-change patches of the stages, which show parts of their code"
+    "bench/variants/|variants metrics bench-model|one-change patches of the stages, which show parts of their code"
     "tests/mutants/|mutants|known-wrong kernels made from the solutions"
     "tests/broken/|sanitize|known-wrong kernels made from the stages' code, with the fix written out"
     "tests/class/||a sample class for make grade SUBMISSIONS=, two of its files solutions of stage 5"
@@ -142,18 +142,23 @@ EOF
 For each stage, in order:
 1. Read `stepNN_name/README.md`, the lesson, then the comment on top of `stepNN_name/reduce.cu`.
 2. Write the stage where its TODO comments are, and delete each TODO comment once it is done.
-3. `make stepNN && build/stepNN` builds and runs it: `result=ok` is the right sum. From step01 on
-   a stage needs an NVIDIA GPU; without one it says so and exits with status 3.
+3. `make stepNN && build/stepNN` builds and runs it: `result=ok` is the right sum. Without an
+   NVIDIA GPU (or with `MODEL=cpu`), it runs on the CPU model of a GPU (`model/`, g++ alone, no CUDA
+   toolkit): the same sum, and no time (the line says `device="CPU model of an NVIDIA H200"`).
 4. `make test STEP=NN` runs the stage's tests. The stage counts as failed while a
-   `TODO (stage NN)` comment is left in it, and without a GPU its kernel is not checked (the
-   report says so).
+   `TODO (stage NN)` comment is left in it. On the CPU model the tests also run your kernel under
+   AddressSanitizer (a read or write out of bounds) and ThreadSanitizer (a data race, in three
+   orders of the threads), and report a barrier or `_sync` call that not every thread reaches:
+   what a GPU's compute-sanitizer would find, each in one message with the block, the thread and
+   the source line.
 
 Stage NN+1's `reduce.cu` starts from the course's own stage NN: finish stage NN before you open it.
 
 `make help` lists what else there is (`make run`, `make bench`, `make profile STEP=NN`, ...).
-`make test` needs the Criterion library: `make deps`, as root, installs it. On a GPU,
-`compute-sanitizer --tool racecheck build/stepNN` (and `--tool memcheck`, `--tool synccheck`)
-checks a kernel for races, bad addresses and misplaced barriers. `make diff` is not yours here:
+`make test` needs the Criterion library (and on the CPU model g++ and Boost.Context): `make deps`,
+as root, installs them. On a GPU, `compute-sanitizer --tool racecheck build/stepNN` (and
+`--tool memcheck`, `--tool synccheck`) checks a kernel for races, bad addresses and misplaced
+barriers; `make test MODEL=cpu` runs the model's checks there too. Speed is measured on a GPU only. `make diff` is not yours here:
 in the course repository it shows what each stage changed, which is the exercise.
 
 ## Not in this handout

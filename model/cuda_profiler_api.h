@@ -2,6 +2,12 @@
 #ifndef CUDA_MODEL_PROFILER_API_H
 #define CUDA_MODEL_PROFILER_API_H
 #include "cuda_runtime.h"
-inline cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
-inline cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
+inline cudaError_t cudaProfilerStart(void)
+{
+    return cudaSuccess;
+}
+inline cudaError_t cudaProfilerStop(void)
+{
+    return cudaSuccess;
+}
 #endif

@@ -13,8 +13,8 @@
  *                               running now owns (blocks run one after another); the model poisons
  *                               it before each block, as a GPU leaves it undefined
  *   threadIdx, blockIdx, ...    the running CUDA thread's coordinates (read-only)
- *   k<<<grid, block>>>(args)    model/cucc rewrites it into cudamodel::launch(k, grid, block)(args):
- *                               the kernel runs to its end before the launch returns
+ *   k<<<grid, block>>>(args)    model/cucc rewrites it into cudamodel::launch(k, grid,
+ * block)(args): the kernel runs to its end before the launch returns
  *   __syncthreads, the _sync    points where a CUDA thread (a fiber) waits for the others it names
  *   intrinsics                  and the model checks that they all made the same call
  *   atomics                     relaxed atomic read-modify-writes of the GPU, as __atomic builtins
@@ -51,10 +51,13 @@ struct uint3 {
 struct dim3 {
     unsigned int x, y, z;
     constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
-        : x(vx), y(vy), z(vz) {}
+        : x(vx), y(vy), z(vz)
+    {
+    }
     constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
 };
-/* 16-byte vectors load as one instruction on the GPU; here they are plain structs, aligned the same. */
+/* 16-byte vectors load as one instruction on the GPU; here they are plain structs, aligned the
+ * same. */
 struct alignas(16) int4 {
     int x, y, z, w;
 };
@@ -70,8 +73,14 @@ struct alignas(8) int2 {
 struct alignas(8) float2 {
     float x, y;
 };
-inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
-inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline int4 make_int4(int x, int y, int z, int w)
+{
+    return {x, y, z, w};
+}
+inline float4 make_float4(float x, float y, float z, float w)
+{
+    return {x, y, z, w};
+}
 
 /* ---- the runtime API: errors, devices, memory, events -------------------------------------- */
 enum cudaError {
@@ -147,7 +156,8 @@ template <class T> cudaError_t cudaMalloc(T **ptr, size_t bytes)
     return cudaMalloc(reinterpret_cast<void **>(ptr), bytes);
 }
 
-namespace cudamodel {
+namespace cudamodel
+{
 
 /* ---- the running CUDA thread (model.cc) --------------------------------------------------- */
 struct Lane; /* one CUDA thread: its fiber, its coordinates, what it waits for */
@@ -199,8 +209,19 @@ Launch<P...> launch(void (*kernel)(P...), const char *name, dim3 grid, dim3 bloc
 }
 
 /* ---- barriers and warp-synchronous intrinsics (model.cc) ----------------------------------- */
-enum class WarpOp { syncwarp, shfl, shfl_up, shfl_down, shfl_xor, reduce_add, reduce_min,
-                    reduce_max, ballot, any, all };
+enum class WarpOp {
+    syncwarp,
+    shfl,
+    shfl_up,
+    shfl_down,
+    shfl_xor,
+    reduce_add,
+    reduce_min,
+    reduce_max,
+    ballot,
+    any,
+    all
+};
 void syncthreads(std::source_location where);
 /* One lane's part in a warp-synchronous call: waits until every lane of `mask` made the same
  * call, then returns this lane's result (the 64-bit pattern of the value it receives). */
@@ -210,7 +231,8 @@ void threadfence(); /* orders this thread's memory operations for every other th
 
 template <class T> uint64_t bits(T v)
 {
-    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "a shuffle moves 8 bytes at most");
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+                  "a shuffle moves 8 bytes at most");
     uint64_t b = 0;
     std::memcpy(&b, &v, sizeof v);
     return b;
@@ -221,8 +243,8 @@ template <class T> T from_bits(uint64_t b)
     std::memcpy(&v, &b, sizeof v);
     return v;
 }
-template <class T> T shuffle(WarpOp op, unsigned int mask, T var, int arg, int width,
-                             std::source_location where)
+template <class T>
+T shuffle(WarpOp op, unsigned int mask, T var, int arg, int width, std::source_location where)
 {
     return from_bits<T>(warp_sync(op, mask, bits(var), arg, width, where));
 }
@@ -290,15 +312,31 @@ inline int __all_sync(unsigned int mask, int predicate,
 }
 
 /* ---- memory: fences, cache-hinted loads, atomics ------------------------------------------- */
-inline void __threadfence() { cudamodel::threadfence(); }
-inline void __threadfence_block() { cudamodel::threadfence(); }
+inline void __threadfence()
+{
+    cudamodel::threadfence();
+}
+inline void __threadfence_block()
+{
+    cudamodel::threadfence();
+}
 /* Loads through the read-only (ldg) or L2-only (ldcg) path: on a CPU, plain loads. */
-template <class T> T __ldg(const T *p) { return *p; }
-template <class T> T __ldcg(const T *p) { return *p; }
+template <class T> T __ldg(const T *p)
+{
+    return *p;
+}
+template <class T> T __ldcg(const T *p)
+{
+    return *p;
+}
 
-/* The GPU's atomics are relaxed read-modify-writes: they order nothing else (__threadfence does). */
+/* The GPU's atomics are relaxed read-modify-writes: they order nothing else (__threadfence does).
+ */
 #define CUDA_MODEL_ATOMIC(name, builtin, T)                                                        \
-    inline T name(T *address, T value) { return builtin(address, value, __ATOMIC_RELAXED); }
+    inline T name(T *address, T value)                                                             \
+    {                                                                                              \
+        return builtin(address, value, __ATOMIC_RELAXED);                                          \
+    }
 CUDA_MODEL_ATOMIC(atomicAdd, __atomic_fetch_add, int)
 CUDA_MODEL_ATOMIC(atomicAdd, __atomic_fetch_add, unsigned int)
 CUDA_MODEL_ATOMIC(atomicAdd, __atomic_fetch_add, unsigned long long)
@@ -322,8 +360,9 @@ inline float atomicAdd(float *address, float value)
 {
     unsigned int *word = reinterpret_cast<unsigned int *>(address);
     unsigned int old = cuda_model_atomic_update(word, [value](unsigned int bits_old) {
-        float sum = cudamodel::flush_subnormal(cudamodel::flush_subnormal(
-                        cudamodel::from_bits<float>(bits_old)) + cudamodel::flush_subnormal(value));
+        float sum = cudamodel::flush_subnormal(
+            cudamodel::flush_subnormal(cudamodel::from_bits<float>(bits_old)) +
+            cudamodel::flush_subnormal(value));
         return (unsigned int)cudamodel::bits(sum);
     });
     return cudamodel::from_bits<float>(old);
@@ -339,20 +378,19 @@ inline double atomicAdd(double *address, double value)
 /* atomicInc: ((old >= limit) ? 0 : old + 1), the wrap that lets a ticket reset itself. */
 inline unsigned int atomicInc(unsigned int *address, unsigned int limit)
 {
-    return cuda_model_atomic_update(address,
-                                    [limit](unsigned int old) { return old >= limit ? 0u : old + 1; });
+    return cuda_model_atomic_update(
+        address, [limit](unsigned int old) { return old >= limit ? 0u : old + 1; });
 }
 inline unsigned int atomicDec(unsigned int *address, unsigned int limit)
 {
-    return cuda_model_atomic_update(address, [limit](unsigned int old) {
-        return old == 0 || old > limit ? limit : old - 1;
-    });
+    return cuda_model_atomic_update(
+        address, [limit](unsigned int old) { return old == 0 || old > limit ? limit : old - 1; });
 }
 #define CUDA_MODEL_MINMAX(name, T, better)                                                         \
     inline T name(T *address, T value)                                                             \
     {                                                                                              \
-        return cuda_model_atomic_update(address,                                                   \
-                                        [value](T old) { return value better old ? value : old; }); \
+        return cuda_model_atomic_update(                                                           \
+            address, [value](T old) { return value better old ? value : old; });                   \
     }
 CUDA_MODEL_MINMAX(atomicMax, int, >)
 CUDA_MODEL_MINMAX(atomicMax, unsigned int, >)
@@ -366,7 +404,7 @@ CUDA_MODEL_MINMAX(atomicMin, unsigned long long, <)
     {                                                                                              \
         __atomic_compare_exchange_n(address, &compare, value, false, __ATOMIC_RELAXED,             \
                                     __ATOMIC_RELAXED);                                             \
-        return compare; /* the old value, whether or not it was swapped */                        \
+        return compare; /* the old value, whether or not it was swapped */                         \
     }
 CUDA_MODEL_CAS(int)
 CUDA_MODEL_CAS(unsigned int)

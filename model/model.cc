@@ -18,15 +18,16 @@
  *     (a hang on the GPU: PTX's bar.sync must be reached by the whole block);
  *   - a warp-synchronous intrinsic whose mask does not hold the calling lane, names lanes the
  *     warp does not have, or whose lanes do not all make the same call;
- *   - with model/cucc --sanitize=address (AddressSanitizer): a read or write outside an
- *     allocation, a shared array or a kernel's stack;
- *   - with model/cucc --sanitize=thread (ThreadSanitizer, through its fiber API): a data race,
+ *   - with CUCC_SANITIZE=address (AddressSanitizer, the Makefile's default): a read or write
+ * outside an allocation, a shared array or a kernel's stack;
+ *   - with CUCC_SANITIZE=thread (ThreadSanitizer, through its fiber API): a data race,
  *     two threads touching one address, one of them writing, with no barrier, _sync intrinsic,
  *     atomic or __threadfence pair between them. Each CUDA thread is a fiber of its own, and the
  *     model tells ThreadSanitizer what a GPU orders: a launch orders the host's work before every
  *     thread, a barrier the block's threads, an intrinsic its lanes, and a __threadfence every
  *     fence before it with this thread's later accesses. Blocks are not ordered with each other, so
- *     a race between blocks is found too, though the model runs them one after another.
+ *     a race between two blocks is found too, though the model runs them one after another, unless
+ *     they ran on the same set of fibers (tsan_fiber_of: blocks alternate between two sets).
  * Environment: CUDA_MODEL_SEED=S picks the schedule (default 1; 0 runs every thread in index
  * order, and blocks in order): a launch's schedule is a function of S and the launch's number,
  * so a run is reproducible and its repeats still try several orders.
@@ -36,10 +37,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <numeric>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <numeric>
 #include <pthread.h>
 #include <string>
 #include <sys/mman.h>
@@ -72,9 +73,8 @@ __attribute__((weak)) void __tsan_acquire(void *addr);
 __attribute__((weak)) void __tsan_release(void *addr);
 __attribute__((weak)) void __sanitizer_start_switch_fiber(void **fake_stack_save,
                                                           const void *bottom, size_t size);
-__attribute__((weak)) void __sanitizer_finish_switch_fiber(void *fake_stack_save,
-                                                           const void **bottom_old,
-                                                           size_t *size_old);
+__attribute__((weak)) void
+__sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
 __attribute__((weak)) void __asan_poison_memory_region(void const volatile *addr, size_t size);
 __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void));
 /* The kernels' shared arrays (cuda_runtime.h, __shared__): the linker's bounds of the section. */
@@ -91,7 +91,8 @@ static void asan_died(void); /* below: the model's line after AddressSanitizer's
  * launch). 256 KiB: more than a multiprocessor's whole shared memory. */
 __attribute__((section("cuda_shared"), aligned(64))) char shared_guard[256 << 10];
 
-namespace {
+namespace
+{
 
 /* ---- the modelled GPU ----------------------------------------------------------------------- */
 const char DEVICE_NAME[] = "CPU model of an NVIDIA H200";
@@ -145,30 +146,48 @@ std::map<char *, size_t> allocations; /* start -> bytes */
 const char *cudaGetErrorName(cudaError_t e)
 {
     switch (e) {
-    case cudaSuccess: return "cudaSuccess";
-    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
-    case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
-    case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
-    case cudaErrorNoDevice: return "cudaErrorNoDevice";
-    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
-    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
-    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaSuccess:
+        return "cudaSuccess";
+    case cudaErrorInvalidValue:
+        return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation:
+        return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration:
+        return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidDevicePointer:
+        return "cudaErrorInvalidDevicePointer";
+    case cudaErrorInsufficientDriver:
+        return "cudaErrorInsufficientDriver";
+    case cudaErrorNoDevice:
+        return "cudaErrorNoDevice";
+    case cudaErrorInvalidDevice:
+        return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle:
+        return "cudaErrorInvalidResourceHandle";
+    case cudaErrorLaunchFailure:
+        return "cudaErrorLaunchFailure";
     }
     return "cudaErrorUnknown";
 }
 const char *cudaGetErrorString(cudaError_t e)
 {
     switch (e) {
-    case cudaSuccess: return "no error";
-    case cudaErrorInvalidValue: return "invalid argument";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
-    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
-    case cudaErrorInvalidDevice: return "invalid device ordinal";
-    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
-    default: return "unspecified launch failure";
+    case cudaSuccess:
+        return "no error";
+    case cudaErrorInvalidValue:
+        return "invalid argument";
+    case cudaErrorMemoryAllocation:
+        return "out of memory";
+    case cudaErrorInvalidConfiguration:
+        return "invalid configuration argument";
+    case cudaErrorInvalidDevicePointer:
+        return "invalid device pointer";
+    case cudaErrorInvalidDevice:
+        return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle:
+        return "invalid resource handle";
+    default:
+        return "unspecified launch failure";
     }
 }
 cudaError_t cudaGetLastError(void)
@@ -177,7 +196,10 @@ cudaError_t cudaGetLastError(void)
     last_error = cudaSuccess;
     return e;
 }
-cudaError_t cudaPeekAtLastError(void) { return last_error; }
+cudaError_t cudaPeekAtLastError(void)
+{
+    return last_error;
+}
 /* One GPU, device 0; CUDA_VISIBLE_DEVICES hides it as it hides a GPU (-1, or a list without 0). */
 cudaError_t cudaGetDeviceCount(int *count)
 {
@@ -190,7 +212,10 @@ cudaError_t cudaGetDevice(int *device)
     *device = 0;
     return cudaSuccess;
 }
-cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice); }
+cudaError_t cudaSetDevice(int device)
+{
+    return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice);
+}
 
 static long long host_bytes(int name)
 {
@@ -202,21 +227,50 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
     if (device != 0)
         return fail(cudaErrorInvalidDevice);
     switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = MAX_BLOCK; break;
-    case cudaDevAttrMaxBlockDimX: *value = MAX_BLOCK; break;
-    case cudaDevAttrMaxGridDimX: *value = 2147483647; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = SHARED_PER_BLOCK; break;
-    case cudaDevAttrWarpSize: *value = WARP; break;
-    case cudaDevAttrClockRate: *value = 1980000; break;
-    case cudaDevAttrMultiProcessorCount: *value = SM_COUNT; break;
-    case cudaDevAttrMemoryClockRate: *value = MEMORY_CLOCK_KHZ; break;
-    case cudaDevAttrGlobalMemoryBusWidth: *value = BUS_BITS; break;
-    case cudaDevAttrL2CacheSize: *value = L2_BYTES; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = THREADS_PER_SM; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = BLOCKS_PER_SM; break;
-    default: return fail(cudaErrorInvalidValue);
+    case cudaDevAttrMaxThreadsPerBlock:
+        *value = MAX_BLOCK;
+        break;
+    case cudaDevAttrMaxBlockDimX:
+        *value = MAX_BLOCK;
+        break;
+    case cudaDevAttrMaxGridDimX:
+        *value = 2147483647;
+        break;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+        *value = SHARED_PER_BLOCK;
+        break;
+    case cudaDevAttrWarpSize:
+        *value = WARP;
+        break;
+    case cudaDevAttrClockRate:
+        *value = 1980000;
+        break;
+    case cudaDevAttrMultiProcessorCount:
+        *value = SM_COUNT;
+        break;
+    case cudaDevAttrMemoryClockRate:
+        *value = MEMORY_CLOCK_KHZ;
+        break;
+    case cudaDevAttrGlobalMemoryBusWidth:
+        *value = BUS_BITS;
+        break;
+    case cudaDevAttrL2CacheSize:
+        *value = L2_BYTES;
+        break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+        *value = THREADS_PER_SM;
+        break;
+    case cudaDevAttrComputeCapabilityMajor:
+        *value = 9;
+        break;
+    case cudaDevAttrComputeCapabilityMinor:
+        *value = 0;
+        break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+        *value = BLOCKS_PER_SM;
+        break;
+    default:
+        return fail(cudaErrorInvalidValue);
     }
     return cudaSuccess;
 }
@@ -239,7 +293,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; } /* every launch has finished */
+cudaError_t cudaDeviceSynchronize(void)
+{
+    return cudaSuccess;
+} /* every launch has finished */
 
 /* The model's device memory is the host's: what the host has available is what is free. */
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
@@ -271,7 +328,8 @@ cudaError_t cudaFree(void *ptr)
     return cudaSuccess;
 }
 
-namespace {
+namespace
+{
 /* A host call's device range must lie inside one allocation: else one sentence and exit 3, as
  * compute-sanitizer's memcheck reports a bad cudaMemcpy. */
 void check_range(const void *p, size_t bytes, const char *call)
@@ -331,7 +389,10 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t)
     event->at = std::chrono::steady_clock::now();
     return cudaSuccess;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t)
+{
+    return cudaSuccess;
+}
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
 {
     *ms = std::chrono::duration<float, std::milli>(stop->at - start->at).count();
@@ -339,15 +400,16 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
 }
 
 /* ---- the scheduler ------------------------------------------------------------------------ */
-namespace cudamodel {
+namespace cudamodel
+{
 
 enum class State : unsigned char { ready, barrier, warp, done };
 
 struct Lane {
-    uint3 idx;       /* threadIdx: first, where thread_idx_now points */
-    unsigned int t;  /* its number in the block: x + y * blockDim.x + ... */
+    uint3 idx;      /* threadIdx: first, where thread_idx_now points */
+    unsigned int t; /* its number in the block: x + y * blockDim.x + ... */
     State state;
-    fcontext_t ctx;  /* where it resumes */
+    fcontext_t ctx;             /* where it resumes */
     std::source_location where; /* the barrier or intrinsic it waits at */
     WarpOp op;
     unsigned int mask;
@@ -371,11 +433,15 @@ int blocks_per_sm(unsigned int block, size_t dynamic_shared)
     return (int)std::min<unsigned>(THREADS_PER_SM / block, BLOCKS_PER_SM);
 }
 
-namespace {
+namespace
+{
 
 /* Each thread's stack, with a guard page below it: 64 KiB, 256 KiB under a sanitizer. */
 const size_t GUARD_BYTES = 4096;
-size_t stack_bytes() { return __sanitizer_start_switch_fiber ? 256 << 10 : 64 << 10; }
+size_t stack_bytes()
+{
+    return __sanitizer_start_switch_fiber ? 256 << 10 : 64 << 10;
+}
 
 struct Warp {
     unsigned int arrived; /* lanes waiting in a warp-synchronous call */
@@ -386,15 +452,15 @@ struct Grid {
     void (*entry)(void *);
     void *arg;
     const char *kernel;
-    unsigned int threads;        /* per block */
-    std::vector<Lane> lanes;     /* the block's threads */
+    unsigned int threads;    /* per block */
+    std::vector<Lane> lanes; /* the block's threads */
     std::vector<Warp> warps;
-    std::vector<Lane *> queue;   /* ready to run, in the order they run */
-    size_t head;                 /* queue[head] runs next */
-    std::vector<Lane *> batch;   /* lanes made ready together */
+    std::vector<Lane *> queue; /* ready to run, in the order they run */
+    size_t head;               /* queue[head] runs next */
+    std::vector<Lane *> batch; /* lanes made ready together */
     unsigned int at_barrier;
     uint64_t rng;
-    char *sync;                  /* ThreadSanitizer's sync addresses, fresh every block */
+    char *sync; /* ThreadSanitizer's sync addresses, fresh every block */
     char fence_sync, launch_sync, end_sync, fresh;
 };
 
@@ -502,8 +568,11 @@ void lane_main(transfer_t from)
         if (l.state == State::done)
             exited.push_back(l.t);
         else if (l.state != State::ready)
-            waiting[(l.state == State::barrier ? "the __syncthreads() at " : "a warp-synchronous "
-                     "call at ") + where_text(l.where)].push_back(l.t);
+            waiting[(l.state == State::barrier ? "the __syncthreads() at "
+                                               : "a warp-synchronous "
+                                                 "call at ") +
+                    where_text(l.where)]
+                .push_back(l.t);
     }
     std::string msg = block_text() + " (" + std::to_string(g.threads) + " threads) cannot go on:";
     for (auto &[what, ids] : waiting)
@@ -534,7 +603,10 @@ void tsan_fresh_shared(Grid &g)
  * orders everything it runs, so two blocks on one set would be ordered, and a race between them
  * hidden; with two sets, a race between a block and the next ones of the other set is found.
  * Without ThreadSanitizer, one set. */
-int sets() { return __tsan_acquire ? 2 : 1; }
+int sets()
+{
+    return __tsan_acquire ? 2 : 1;
+}
 char *stack_of(int set, unsigned t)
 {
     return stacks + ((size_t)set * MAX_BLOCK + t) * (stack_bytes() + GUARD_BYTES) + GUARD_BYTES;
@@ -624,8 +696,8 @@ void start_model()
 
 } // namespace
 
-void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
-              const char *kernel, std::source_location where)
+void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size, const char *kernel,
+              std::source_location where)
 {
     uint64_t threads = (uint64_t)block_size.x * block_size.y * block_size.z;
     uint64_t blocks = (uint64_t)grid_size.x * grid_size.y * grid_size.z;
@@ -678,7 +750,8 @@ void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
     current = nullptr;
 }
 
-namespace {
+namespace
+{
 /* One copy of each file name: a call site's name may come as several copies (one per inlined
  * copy of the call), and comparing them with strcmp at every warp-synchronous call would cost more
  * than the call. A table from each copy to the first copy seen with the same text. */
@@ -733,22 +806,34 @@ void syncthreads(std::source_location where)
         __tsan_acquire(g.sync); /* ... happens before everything after it, in every thread */
 }
 
-namespace {
+namespace
+{
 
 const char *op_name(WarpOp op)
 {
     switch (op) {
-    case WarpOp::syncwarp: return "__syncwarp";
-    case WarpOp::shfl: return "__shfl_sync";
-    case WarpOp::shfl_up: return "__shfl_up_sync";
-    case WarpOp::shfl_down: return "__shfl_down_sync";
-    case WarpOp::shfl_xor: return "__shfl_xor_sync";
-    case WarpOp::reduce_add: return "__reduce_add_sync";
-    case WarpOp::reduce_min: return "__reduce_min_sync";
-    case WarpOp::reduce_max: return "__reduce_max_sync";
-    case WarpOp::ballot: return "__ballot_sync";
-    case WarpOp::any: return "__any_sync";
-    case WarpOp::all: return "__all_sync";
+    case WarpOp::syncwarp:
+        return "__syncwarp";
+    case WarpOp::shfl:
+        return "__shfl_sync";
+    case WarpOp::shfl_up:
+        return "__shfl_up_sync";
+    case WarpOp::shfl_down:
+        return "__shfl_down_sync";
+    case WarpOp::shfl_xor:
+        return "__shfl_xor_sync";
+    case WarpOp::reduce_add:
+        return "__reduce_add_sync";
+    case WarpOp::reduce_min:
+        return "__reduce_min_sync";
+    case WarpOp::reduce_max:
+        return "__reduce_max_sync";
+    case WarpOp::ballot:
+        return "__ballot_sync";
+    case WarpOp::any:
+        return "__any_sync";
+    case WarpOp::all:
+        return "__all_sync";
     }
     return "?";
 }
@@ -789,17 +874,38 @@ void complete(Grid &g, Lane *first, unsigned int mask)
         Lane &l = lane0[m];
         int w = l.width, seg = m & ~(unsigned)(w - 1), src = -1;
         switch (l.op) {
-        case WarpOp::shfl: src = seg + (l.arg & (w - 1)); break;
-        case WarpOp::shfl_up: src = (int)(m - seg) >= l.arg ? (int)m - l.arg : (int)m; break;
-        case WarpOp::shfl_down: src = (int)(m - seg) + l.arg < w ? (int)m + l.arg : (int)m; break;
-        case WarpOp::shfl_xor: src = ((m ^ l.arg) & ~(unsigned)(w - 1)) == (unsigned)seg ? (int)(m ^ l.arg) : (int)m; break;
-        case WarpOp::reduce_add: l.result = (uint32_t)total; break; /* wraps, as the GPU's */
-        case WarpOp::reduce_min: l.result = (uint32_t)lo; break;
-        case WarpOp::reduce_max: l.result = (uint32_t)hi; break;
-        case WarpOp::ballot: l.result = ballot; break;
-        case WarpOp::any: l.result = ballot != 0; break;
-        case WarpOp::all: l.result = ballot == mask; break;
-        case WarpOp::syncwarp: break;
+        case WarpOp::shfl:
+            src = seg + (l.arg & (w - 1));
+            break;
+        case WarpOp::shfl_up:
+            src = (int)(m - seg) >= l.arg ? (int)m - l.arg : (int)m;
+            break;
+        case WarpOp::shfl_down:
+            src = (int)(m - seg) + l.arg < w ? (int)m + l.arg : (int)m;
+            break;
+        case WarpOp::shfl_xor:
+            src = ((m ^ l.arg) & ~(unsigned)(w - 1)) == (unsigned)seg ? (int)(m ^ l.arg) : (int)m;
+            break;
+        case WarpOp::reduce_add:
+            l.result = (uint32_t)total;
+            break; /* wraps, as the GPU's */
+        case WarpOp::reduce_min:
+            l.result = (uint32_t)lo;
+            break;
+        case WarpOp::reduce_max:
+            l.result = (uint32_t)hi;
+            break;
+        case WarpOp::ballot:
+            l.result = ballot;
+            break;
+        case WarpOp::any:
+            l.result = ballot != 0;
+            break;
+        case WarpOp::all:
+            l.result = ballot == mask;
+            break;
+        case WarpOp::syncwarp:
+            break;
         }
         if (src >= 0) {
             if (!(mask >> src & 1))
@@ -826,15 +932,19 @@ uint64_t warp_sync(WarpOp op, unsigned int mask, uint64_t value, int arg, int wi
     unsigned present = g.threads - w * WARP >= (unsigned)WARP
                            ? 0xffffffffu
                            : (1u << (g.threads - w * WARP)) - 1; /* the lanes this warp has */
-    auto call = [&] { /* only for a message */
-        return std::string(op_name(op)) + "(" + hex(mask) + ", ...) at " + where_text(where);
+    auto call = [&] {                                            /* only for a message */
+                      return std::string(op_name(op)) + "(" + hex(mask) + ", ...) at " +
+                             where_text(where);
     };
     if (!(mask >> lane & 1))
-        die(lane_text(*self) + " calls " + call() + ", whose mask does not hold its own lane: a "
+        die(lane_text(*self) + " calls " + call() +
+            ", whose mask does not hold its own lane: a "
             "lane must name itself in the mask of every _sync call it makes.");
     if (mask & ~present)
-        die(lane_text(*self) + " calls " + call() + ", whose mask names lanes this warp does not have "
-            "(the block has " + std::to_string(g.threads) + " threads).");
+        die(lane_text(*self) + " calls " + call() +
+            ", whose mask names lanes this warp does not have "
+            "(the block has " +
+            std::to_string(g.threads) + " threads).");
     if (width < 1 || width > WARP || (width & (width - 1)))
         die(lane_text(*self) + " calls " + call() + " with width " + std::to_string(width) +
             ": it must be a power of two from 1 to 32.");
@@ -855,7 +965,8 @@ uint64_t warp_sync(WarpOp op, unsigned int mask, uint64_t value, int arg, int wi
         if (o.op != op || o.mask != mask || !same_place(o.where, where))
             die(lane_text(*self) + " calls " + call() + " while lane " + std::to_string(m) +
                 ", which its mask names, waits at " + op_name(o.op) + "(" + hex(o.mask) +
-                ", ...) at " + where_text(o.where) + ": every lane of the mask must make the "
+                ", ...) at " + where_text(o.where) +
+                ": every lane of the mask must make the "
                 "same call.");
     }
     if (__tsan_release)
@@ -892,7 +1003,8 @@ float flush_subnormal(float x)
 } // namespace cudamodel
 
 /* ---- what the sanitizers do on a report: one line of the model's own, and exit 3 ------------ */
-namespace {
+namespace
+{
 
 /* The thread running now, in CUDA's words, or "the host" between launches. */
 std::string running_thread()
@@ -914,11 +1026,15 @@ std::string what_is(const char *p)
         --a;
         size_t off = (size_t)(p - a->first);
         if (off < a->second)
-            return "global memory (byte " + std::to_string(off) + " of a cudaMalloc allocation "
-                   "of " + std::to_string(a->second) + " bytes)";
+            return "global memory (byte " + std::to_string(off) +
+                   " of a cudaMalloc allocation "
+                   "of " +
+                   std::to_string(a->second) + " bytes)";
         if (off < a->second + 4096)
-            return "global memory, " + std::to_string(off - a->second) + " bytes past the end of "
-                   "a cudaMalloc allocation of " + std::to_string(a->second) + " bytes";
+            return "global memory, " + std::to_string(off - a->second) +
+                   " bytes past the end of "
+                   "a cudaMalloc allocation of " +
+                   std::to_string(a->second) + " bytes";
     }
     return "global memory (a __device__ variable, or host memory)";
 }
@@ -945,11 +1061,12 @@ static void asan_died(void)
     if (!__asan_get_report_address || __asan_get_report_address() == nullptr)
         return;
     const char *p = (const char *)__asan_get_report_address();
-    fprintf(stderr, "CPU model: %s made a %zu-byte %s of %s, outside every array it may touch "
+    fprintf(stderr,
+            "CPU model: %s made a %zu-byte %s of %s, outside every array it may touch "
             "(compute-sanitizer's memcheck reports it on a GPU, where it may also pass unseen): "
-            "the report above gives the source line.\n", running_thread().c_str(),
-            __asan_get_report_access_size(), __asan_get_report_access_type() ? "write" : "read",
-            what_is(p).c_str());
+            "the report above gives the source line.\n",
+            running_thread().c_str(), __asan_get_report_access_size(),
+            __asan_get_report_access_type() ? "write" : "read", what_is(p).c_str());
 }
 
 /* ThreadSanitizer has printed a data race: say it in CUDA's words. The report's first access is
@@ -967,15 +1084,23 @@ void __tsan_on_report(void *report)
     int tid[2], size[2], write[2], atomic[2];
     void *addr[2], *trace[1];
     for (int i = 0; i < 2; ++i)
-        __tsan_get_report_mop(report, i, &tid[i], &addr[i], &size[i], &write[i], &atomic[i],
-                              trace, 1);
-    fprintf(stderr, "CPU model: a data race on %s: %s %s it, and another thread %s it before, "
+        __tsan_get_report_mop(report, i, &tid[i], &addr[i], &size[i], &write[i], &atomic[i], trace,
+                              1);
+    fprintf(stderr,
+            "CPU model: a data race on %s: %s %s it, and another thread %s it before, "
             "with nothing between the two that orders them (a __syncthreads() of their block, a "
             "_sync intrinsic of their warp, an atomic, or a __threadfence on each side): the "
             "report above gives both source lines (compute-sanitizer's racecheck sees such races "
-            "in shared memory).\n", what_is((const char *)addr[0]).c_str(),
-            running_thread().c_str(), write[0] ? "wrote" : "read", write[1] ? "wrote" : "read");
+            "in shared memory).\n",
+            what_is((const char *)addr[0]).c_str(), running_thread().c_str(),
+            write[0] ? "wrote" : "read", write[1] ? "wrote" : "read");
 }
 }
-extern "C" const char *__tsan_default_options() { return "halt_on_error=1:exitcode=3:report_signal_unsafe=0"; }
-extern "C" const char *__asan_default_options() { return "exitcode=3:detect_leaks=0"; }
+extern "C" const char *__tsan_default_options()
+{
+    return "halt_on_error=1:exitcode=3:report_signal_unsafe=0";
+}
+extern "C" const char *__asan_default_options()
+{
+    return "exitcode=3:detect_leaks=0";
+}

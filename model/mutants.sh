@@ -37,10 +37,11 @@ for patch in "${patches[@]}"; do
     gpu=$(sed -n 's/^Caught by: *//p' "$patch" | head -n 1)
     dir=$out/$name
     mkdir -p "$dir"
-    bash "$root/bench/variant.sh" "$patch" "$dir/reduce.cu" || { status=1; continue; }
+    src=$out/$name.cu # outside BUILD=$dir, where make's rule for programs would claim it
+    bash "$root/bench/variant.sh" "$patch" "$src" || { status=1; continue; }
     caught=() log=$dir/runs.log
     : >"$log"
-    if ! make -s --no-print-directory -C "$root" MODEL=cpu GRADE_STEP="$short" GRADE_SRC="$dir/reduce.cu" \
+    if ! make -s --no-print-directory -C "$root" MODEL=cpu GRADE_STEP="$short" GRADE_SRC="$src" \
         BUILD="$dir" "$dir/$short" "$dir/thread/$short" >>"$log" 2>&1; then
         caught+=(build)
     else

@@ -74,6 +74,12 @@ for t in "$@"; do
     rows+=("$row")
 done
 echo "== report (TAP, JUnit XML and compiler output: $results/)"
+# Which device the GPU tests ran on: the CPU model (MODEL=cpu) checks sums, memory, races and
+# barriers, not speed.
+if grep -qs 'MODEL=cpu' "$build/obj/flavor"; then
+    echo "the GPU stages ran on the CPU model (model/, no GPU): their sums, memory accesses" \
+         "(AddressSanitizer), races (ThreadSanitizer) and barriers were checked, not their speed"
+fi
 printf '%s\n' "${rows[@]}"
 [ ${#taps[@]} -eq 0 ] || sed -n 's/^ok .*# SKIP //p' "${taps[@]}" | sort | uniq -c | sort -n |
     sed -E 's/^ *([0-9]+) /skipped \1: /'
