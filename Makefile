@@ -197,6 +197,7 @@ PROFILED := $(or $(TEST_STEPS),step07)
 profile: ## Nsight Compute on one stage (STEP=NN, N=elements)
 	@$(if $(filter-out 1,$(words $(PROFILED)))$(filter-out $(GPU_SHORT),$(PROFILED)),echo "make profile: \
 	  STEP must be one GPU stage from 01 to $(patsubst step%,%,$(lastword $(GPU_SHORT))) (got '$(STEP)')." >&2; exit 2)
+	@$(call have_gpu,profile,Nsight Compute reads a CUDA GPU's counters)
 	@$(MAKE) --no-print-directory $(BUILD)/$(PROFILED)
 	@command -v ncu >/dev/null || { echo "make profile: ncu (Nsight Compute) was not found: it ships with the CUDA toolkit, e.g. /usr/local/cuda/bin/ncu; put its folder on PATH." >&2; exit 3; }
 	ncu --clock-control none --profile-from-start off --set basic --section MemoryWorkloadAnalysis \

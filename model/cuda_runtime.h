@@ -411,6 +411,38 @@ CUDA_MODEL_CAS(unsigned int)
 CUDA_MODEL_CAS(unsigned long long)
 #undef CUDA_MODEL_CAS
 
+/* ---- CUDA's min and max, for every integer and floating type ------------------------------ */
+#define CUDA_MODEL_MINMAX_FN(T)                                                                    \
+    inline T min(T a, T b)                                                                         \
+    {                                                                                              \
+        return b < a ? b : a;                                                                      \
+    }                                                                                              \
+    inline T max(T a, T b)                                                                         \
+    {                                                                                              \
+        return a < b ? b : a;                                                                      \
+    }
+CUDA_MODEL_MINMAX_FN(int)
+CUDA_MODEL_MINMAX_FN(unsigned int)
+CUDA_MODEL_MINMAX_FN(long long)
+CUDA_MODEL_MINMAX_FN(unsigned long long)
+#undef CUDA_MODEL_MINMAX_FN
+inline float min(float a, float b)
+{
+    return __builtin_fminf(a, b);
+}
+inline float max(float a, float b)
+{
+    return __builtin_fmaxf(a, b);
+}
+inline double min(double a, double b)
+{
+    return __builtin_fmin(a, b);
+}
+inline double max(double a, double b)
+{
+    return __builtin_fmax(a, b);
+}
+
 /* ---- occupancy ------------------------------------------------------------------------------ */
 template <class K>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, K kernel, int block,

@@ -1059,7 +1059,7 @@ __attribute__((weak)) int __tsan_get_report_mop(void *report, unsigned long idx,
 static void asan_died(void)
 {
     if (!__asan_get_report_address || __asan_get_report_address() == nullptr)
-        return;
+        return; /* not AddressSanitizer's report: UBSan's alignment check says it all itself */
     const char *p = (const char *)__asan_get_report_address();
     fprintf(stderr,
             "CPU model: %s made a %zu-byte %s of %s, outside every array it may touch "
@@ -1099,6 +1099,10 @@ void __tsan_on_report(void *report)
 extern "C" const char *__tsan_default_options()
 {
     return "halt_on_error=1:exitcode=3:report_signal_unsafe=0";
+}
+extern "C" const char *__ubsan_default_options()
+{
+    return "exitcode=3:print_stacktrace=1:halt_on_error=1";
 }
 extern "C" const char *__asan_default_options()
 {
