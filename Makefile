@@ -209,15 +209,15 @@ metrics: ## Nsight Compute's counters of every GPU stage: metrics/<gpu>/metrics.
 	@bash metrics/run.sh $(BUILD) $(GPU_SHORT) step04_interleaved=$(BUILD)/step04_interleaved $(METRICS_EXTRA)
 
 sanitize: ## compute-sanitizer on every GPU stage (on the CPU model: its memory, race and barrier checks); must catch tests/broken/
-ifeq ($(MODEL),cpu)
-	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) \
-	  $(addprefix $(BUILD)/thread/,$(GPU_SHORT) $(patsubst $(BUILD)/%,%,$(BROKEN)))
-	@bash model/sanitize.sh $(BUILD) $(GPU_SHORT)
-else
-	@$(call have_gpu,sanitize,compute-sanitizer runs the stages on a CUDA GPU)
-	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN)
-	@COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD) $(GPU_SHORT)
-endif
+	@if [ "$(MODEL)" = cpu ]; then \
+	  $(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) \
+	    $(addprefix $(BUILD)/thread/,$(GPU_SHORT) $(patsubst $(BUILD)/%,%,$(BROKEN))) && \
+	  bash model/sanitize.sh $(BUILD) $(GPU_SHORT); \
+	else \
+	  $(call have_gpu,sanitize,compute-sanitizer runs the stages on a CUDA GPU); \
+	  $(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) && \
+	  COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' NVCC='$(NVCC)' bash tests/sanitize.sh $(BUILD) $(GPU_SHORT); \
+	fi
 
 # make grade STEP=05 SRC=path/to/reduce.cu: one student's file graded as stage 05;
 # make grade STEP=05 SUBMISSIONS=dir/: every dir/<student>/reduce.cu and dir/<student>.cu (tests/grade.py).
@@ -237,14 +237,13 @@ grade: ## on a GPU: tests, compute-sanitizer, speed and the lesson's counters vs
 	  $(if $(SRC),--src $(abspath $(SRC))) $(if $(SUBMISSIONS),--submissions $(abspath $(SUBMISSIONS)))
 
 mutants: ## on a GPU: make grade must reject each known-wrong kernel for its own reason (tests/mutants/, and each stage's predecessor handed in as it); on the CPU model: the model must catch each (model/mutants.sh)
-ifeq ($(MODEL),cpu)
-	@$(MAKE) --no-print-directory deps
-	@bash model/mutants.sh $(BUILD) $(MUTANTS)
-else
-	@$(call have_gpu,mutants,they are graded on a CUDA GPU)
-	@$(MAKE) --no-print-directory deps
-	@TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py --mutants $(BUILD) $(MUTANTS)
-endif
+	@if [ "$(MODEL)" = cpu ]; then \
+	  $(MAKE) --no-print-directory deps && bash model/mutants.sh $(BUILD) $(MUTANTS); \
+	else \
+	  $(call have_gpu,mutants,they are graded on a CUDA GPU); \
+	  $(MAKE) --no-print-directory deps && \
+	  TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py --mutants $(BUILD) $(MUTANTS); \
+	fi
 
 accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)
 	@$(MAKE) --no-print-directory TYPE=float accuracy-tables
@@ -343,7 +342,7 @@ $(BUILD)/broken/%: tests/broken/%.cu common/check.h $(if $(filter cpu,$(MODEL)),
 # --- tests ----------------------------------------------------------------------------------
 $(OBJ)/test_stage_%.o: tests/test_stage.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests $(named) -DBUILD_DIR='"$(BUILD)"' \
-	    $(if $(filter cpu,$(MODEL)),-DCPU_MODEL) -c $< -o $@
+	    $(if $(filter cpu,$(MODEL)),-DCPU_MODEL -DSTAGE_LIST='"$(STAGES)"') -c $< -o $@
 
 $(OBJ)/test_%.o: tests/test_%.c tests/*.h common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$(BUILD)"' \

@@ -811,31 +811,11 @@ namespace
 
 const char *op_name(WarpOp op)
 {
-    switch (op) {
-    case WarpOp::syncwarp:
-        return "__syncwarp";
-    case WarpOp::shfl:
-        return "__shfl_sync";
-    case WarpOp::shfl_up:
-        return "__shfl_up_sync";
-    case WarpOp::shfl_down:
-        return "__shfl_down_sync";
-    case WarpOp::shfl_xor:
-        return "__shfl_xor_sync";
-    case WarpOp::reduce_add:
-        return "__reduce_add_sync";
-    case WarpOp::reduce_min:
-        return "__reduce_min_sync";
-    case WarpOp::reduce_max:
-        return "__reduce_max_sync";
-    case WarpOp::ballot:
-        return "__ballot_sync";
-    case WarpOp::any:
-        return "__any_sync";
-    case WarpOp::all:
-        return "__all_sync";
-    }
-    return "?";
+    static const char *const names[] = {
+        "__syncwarp",      "__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",
+        "__shfl_xor_sync", "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+        "__ballot_sync",   "__any_sync",        "__all_sync"}; /* WarpOp's order */
+    return names[(int)op];
 }
 
 std::string hex(unsigned int mask)

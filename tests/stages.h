@@ -29,7 +29,8 @@
 struct result {
     int status; /* the exit status, or -1 when killed by a signal */
     int signal;
-    char out[4096], err[4096]; /* the first 4095 bytes of stdout and of stderr */
+    char out[16384], err[16384]; /* the first 16383 bytes of stdout and of stderr (a sanitizer
+                                  * report is long) */
 };
 
 /* The first len - 1 bytes of a file, NUL-terminated; closes it. */

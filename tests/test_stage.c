@@ -12,10 +12,12 @@
  * Nothing here knows the stage's order, so a stage may use any CUDA C it likes. */
 #define _DEFAULT_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <math.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test_util.h" /* Criterion, harness.h */
+#ifdef CPU_MODEL
+#include "stages.h" /* run(): a program's exit status, stdout and stderr */
+#endif
 
 /* The sizes (seed 1000 + i for SIZES[i]); a single-block stage takes those up to 2 x block only. */
 static const size_t SIZES[] = {
@@ -244,41 +246,18 @@ ParameterizedTestParameters(stage, data_race_free)
 
 ParameterizedTest(struct race_case *c, stage, data_race_free)
 {
-    char program[256], n[32], block[32], seed[16];
-    snprintf(program, sizeof program, "%s/thread/%.6s", BUILD_DIR, STAGE_NAME);
+    char program[32], n[32], block[32], seed[16];
+    snprintf(program, sizeof program, "thread/%.6s", STAGE_NAME);
     snprintf(n, sizeof n, "%zu", c->n);
     snprintf(block, sizeof block, "%u", c->block);
     snprintf(seed, sizeof seed, "%u", c->seed);
-    cr_assert(access(program, X_OK) == 0, "%s is not built", program);
-    FILE *out = tmpfile(), *err = tmpfile();
-    cr_assert(out != NULL && err != NULL, "tmpfile failed");
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert(pid >= 0, "fork failed");
-    if (pid == 0) {
-        dup2(fileno(out), STDOUT_FILENO);
-        dup2(fileno(err), STDERR_FILENO);
-        setenv("CUDA_MODEL_SEED", seed, 1);
-        alarm(120); /* a hang ends in SIGALRM */
-        execl(program, program, "--n", n, "--block", block, (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    cr_assert(waitpid(pid, &status, 0) == pid);
-    char text[2][8192];
-    FILE *files[2] = {out, err};
-    for (int f = 0; f < 2; ++f) {
-        rewind(files[f]);
-        text[f][fread(text[f], 1, sizeof text[f] - 1, files[f])] = '\0';
-        fclose(files[f]);
-    }
+    setenv("CUDA_MODEL_SEED", seed, 1); /* this test's own process: run()'s program inherits it */
+    struct result r = run(program, LINE("--n", n, "--block", block), false);
     /* What a student reads first: the sanitizer's summary line and the model's own. */
-    const char *summary = strstr(text[1], "SUMMARY: ");
-    const char *model = strstr(text[1], "CPU model: ");
-    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0 && strstr(text[0], "result=ok"),
-              "%s --n %s --block %s with CUDA_MODEL_SEED=%s: %s%.300s%s%.600s",
-              program, n, block, seed,
-              WIFEXITED(status) ? "" : "killed by a signal; ", summary ? summary : "",
-              summary ? "\n" : "", model ? model : summary ? "" : text[1]);
+    const char *summary = strstr(r.err, "SUMMARY: "), *model = strstr(r.err, "CPU model: ");
+    cr_expect(r.status == 0 && strstr(r.out, "result=ok"),
+              "%s/%s --n %s --block %s with CUDA_MODEL_SEED=%s: %s%.300s%s%.600s", BUILD_DIR,
+              program, n, block, seed, r.signal ? "killed by a signal; " : "",
+              summary ? summary : "", summary ? "\n" : "", model ? model : summary ? "" : r.err);
 }
 #endif
