@@ -21,7 +21,8 @@ cases() { # stage n block seed, one a line
             done
         else
             blocks="32 256 1024"
-            grep -q 'fixed_block=0' <<<"$info" || blocks=$(sed 's/.*fixed_block=\([0-9]*\).*/\1/' <<<"$info")
+            grep -q 'fixed_block=0' <<<"$info" ||
+                blocks=$(sed 's/.*fixed_block=\([0-9]*\).*/\1/' <<<"$info")
             for n in 1 33 1000 100003 1048577 16777219; do
                 for b in $blocks; do
                     for seed in 1 2; do echo "$s $n $b $seed"; done

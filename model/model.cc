@@ -143,52 +143,43 @@ std::map<char *, size_t> allocations; /* start -> bytes */
 } // namespace
 
 /* ---- the runtime API ---------------------------------------------------------------------- */
+namespace
+{
+/* CUDA's name and text of each error the model returns. */
+struct ErrorText {
+    cudaError_t error;
+    const char *name, *text;
+};
+const ErrorText ERRORS[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
+     "invalid configuration argument"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",
+     "CUDA driver version is insufficient for CUDA runtime version"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+};
+const ErrorText &error_text(cudaError_t e)
+{
+    for (const ErrorText &t : ERRORS)
+        if (t.error == e)
+            return t;
+    return ERRORS[sizeof ERRORS / sizeof ERRORS[0] - 1];
+}
+} // namespace
+
 const char *cudaGetErrorName(cudaError_t e)
 {
-    switch (e) {
-    case cudaSuccess:
-        return "cudaSuccess";
-    case cudaErrorInvalidValue:
-        return "cudaErrorInvalidValue";
-    case cudaErrorMemoryAllocation:
-        return "cudaErrorMemoryAllocation";
-    case cudaErrorInvalidConfiguration:
-        return "cudaErrorInvalidConfiguration";
-    case cudaErrorInvalidDevicePointer:
-        return "cudaErrorInvalidDevicePointer";
-    case cudaErrorInsufficientDriver:
-        return "cudaErrorInsufficientDriver";
-    case cudaErrorNoDevice:
-        return "cudaErrorNoDevice";
-    case cudaErrorInvalidDevice:
-        return "cudaErrorInvalidDevice";
-    case cudaErrorInvalidResourceHandle:
-        return "cudaErrorInvalidResourceHandle";
-    case cudaErrorLaunchFailure:
-        return "cudaErrorLaunchFailure";
-    }
-    return "cudaErrorUnknown";
+    return error_text(e).name;
 }
 const char *cudaGetErrorString(cudaError_t e)
 {
-    switch (e) {
-    case cudaSuccess:
-        return "no error";
-    case cudaErrorInvalidValue:
-        return "invalid argument";
-    case cudaErrorMemoryAllocation:
-        return "out of memory";
-    case cudaErrorInvalidConfiguration:
-        return "invalid configuration argument";
-    case cudaErrorInvalidDevicePointer:
-        return "invalid device pointer";
-    case cudaErrorInvalidDevice:
-        return "invalid device ordinal";
-    case cudaErrorInvalidResourceHandle:
-        return "invalid resource handle";
-    default:
-        return "unspecified launch failure";
-    }
+    return error_text(e).text;
 }
 cudaError_t cudaGetLastError(void)
 {

@@ -29,7 +29,8 @@ else
     for m in "$@"; do patches+=("$root/tests/mutants/$m.patch"); done
 fi
 status=0
-table="| mutant | stage | caught on a GPU by | on the model, caught by | verdict |"$'\n'"|---|---|---|---|---|"
+table="| mutant | stage | caught on a GPU by | on the model, caught by | verdict |"
+table+=$'\n'"|---|---|---|---|---|"
 for patch in "${patches[@]}"; do
     name=$(basename "$patch" .patch)
     file=$(sed -n '/^--- /{s/^--- //p;q}' "$patch")

@@ -41,7 +41,8 @@ run() {
     fi
     if [ $ok -eq 1 ]; then
         passed=$((passed + 1))
-        printf 'PASS  %-9s %-34s %s\n' "$tool" "$name" "$([ "$expect" = clean ] || echo "caught: ${what:0:150}")"
+        [ "$expect" = clean ] && what="" || what="caught: ${what:0:150}"
+        printf 'PASS  %-9s %-34s %s\n' "$tool" "$name" "$what"
     else
         failed=$((failed + 1))
         printf 'FAIL  %-9s %-34s %s (%s)\n' "$tool" "$name" "${what:0:200}" "$log"
@@ -58,12 +59,14 @@ for s in "$@"; do
         args=(--n "$n" ${block:+--block "$block"})
         run memcheck "$s-n$n" clean "$build/$s" "${args[@]}"
         for seed in 1 2 3; do
-            run racecheck "$s-n$n-seed$seed" clean env CUDA_MODEL_SEED=$seed "$build/thread/$s" "${args[@]}"
+            run racecheck "$s-n$n-seed$seed" clean \
+                env CUDA_MODEL_SEED=$seed "$build/thread/$s" "${args[@]}"
         done
     done
 done
 # The wrong kernels: each must be reported for its own defect.
-run racecheck broken-volatile_warp_unroll 'ThreadSanitizer: data race' "$build/thread/broken/volatile_warp_unroll"
+run racecheck broken-volatile_warp_unroll 'ThreadSanitizer: data race' \
+    "$build/thread/broken/volatile_warp_unroll"
 run synccheck broken-barrier_in_branch 'cannot go on' "$build/broken/barrier_in_branch"
 echo "sanitize: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -237,8 +237,11 @@ ParameterizedTestParameters(stage, data_race_free)
     size_t count = 0;
     for (unsigned int seed = 1; seed <= 3; ++seed) {
         unsigned int small = STAGE.fixed_block ? STAGE.fixed_block : 32;
-        unsigned int large = STAGE.fixed_block ? STAGE.fixed_block : STAGE.single_block ? 1024 : 256;
-        cases[count++] = (struct race_case){STAGE.single_block ? 2 * large - 1 : 65536 + 3, large, seed};
+        unsigned int large = STAGE.fixed_block    ? STAGE.fixed_block
+                             : STAGE.single_block ? 1024
+                                                  : 256;
+        size_t n = STAGE.single_block ? 2 * large - 1 : 65536 + 3;
+        cases[count++] = (struct race_case){n, large, seed};
         cases[count++] = (struct race_case){STAGE.single_block ? small + 1 : 1000, small, seed};
     }
     return cr_make_param_array(struct race_case, cases, STAGE.on_gpu ? count : 0);
