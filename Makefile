@@ -80,7 +80,8 @@ HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ
            $(OBJ)/median.o
 # On the CPU model, model.o comes last on every link line: its guard follows the kernels' shared
 # arrays (model/model.cc).
-GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o $(if $(filter cpu,$(MODEL)),$(OBJ)/model.o)
+GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o $(if $(filter counters,$(SANITIZER)),$(OBJ)/counters.o) \
+               $(if $(filter cpu,$(MODEL)),$(OBJ)/model.o)
 # Stage 9 (step09_multi_gpu/: one process, every GPU, NCCL's all-reduce) has its own main and needs
 # NCCL, which common/find_nccl.sh finds (NCCL_HOME= overrides). Without it, or in the float32
 # build, step09 is left out of all, run and test, which say why.
@@ -273,11 +274,17 @@ $(FLAVOR_FILE): ; # written when the Makefile is read, never by a rule
 # The CPU model's runtime: never instrumented, whatever SANITIZER says (model/model.cc).
 $(OBJ)/model.o: model/model.cc model/cuda_runtime.h | $(OBJ)
 	$(CXX) $(CXXFLAGS) -g -Imodel -c $< -o $@
+# The lessons' counters from the model, a first part (model/counters.cc; not yet read by make grade):
+# CUDA_MODEL_COUNTERS=1 BUILD/counters/stepNN prints them.
+$(OBJ)/counters.o: model/counters.cc model/cuda_runtime.h | $(OBJ)
+	$(CXX) $(CXXFLAGS) -g -Imodel -c $< -o $@
 # On the model, each stage's tests also run its program built with ThreadSanitizer (test_stage.c,
-# data_race_free): BUILD/thread/stepNN, made by a make of its own.
+# data_race_free): BUILD/thread/stepNN, made by a make of its own; BUILD/counters/ likewise.
 ifeq ($(MODEL)$(SANITIZER),cpuaddress)
 $(BUILD)/thread/%: FORCE
 	@$(MAKE) --no-print-directory SANITIZER=thread BUILD=$(BUILD)/thread $@
+$(BUILD)/counters/%: FORCE
+	@$(MAKE) --no-print-directory SANITIZER=counters BUILD=$(BUILD)/counters $@
 $(addprefix $(BUILD)/test_,$(GPU_SHORT)): $(BUILD)/test_%: | $(BUILD)/thread/%
 endif
 .PHONY: FORCE

@@ -416,6 +416,8 @@ const uint3 *thread_idx_now;
 uint3 block_idx;
 dim3 block_dim, grid_dim;
 
+__attribute__((weak)) void counters_block_done(); /* counters.cc, in the counters build only */
+
 int blocks_per_sm(unsigned int block, size_t dynamic_shared)
 {
     (void)dynamic_shared;
@@ -643,6 +645,8 @@ void run_block(Grid &g, uint64_t b)
     for (Lane &l : g.lanes)
         if (l.state != State::done)
             deadlock();
+    if (&counters_block_done != nullptr)
+        counters_block_done();
     free(g.sync);
 }
 
@@ -686,6 +690,27 @@ void start_model()
 }
 
 } // namespace
+
+/* counters.cc: the running CUDA thread's number in its block, or -1 for the host (and for an
+ * address on a thread's stack, whose accesses are its registers' on a GPU). */
+int running_thread_number(uintptr_t address)
+{
+    if (grid == nullptr || current == nullptr || current == &host)
+        return -1;
+    size_t all = (size_t)sets() * MAX_BLOCK * (stack_bytes() + GUARD_BYTES);
+    if ((address >= (uintptr_t)stacks && address < (uintptr_t)stacks + all) ||
+        (address >= (uintptr_t)host.stack && address < (uintptr_t)host.stack + host.stack_bytes))
+        return -1; /* a thread's stack (its registers), or the host's (the launch's arguments) */
+    auto inside = [address](const void *p, size_t bytes) {
+        return address >= (uintptr_t)p && address < (uintptr_t)p + bytes;
+    };
+    /* threadIdx, blockIdx, blockDim, gridDim: special registers on a GPU */
+    if (inside(grid->lanes.data(), grid->lanes.size() * sizeof(Lane)) ||
+        inside(&thread_idx_now, sizeof thread_idx_now) || inside(&block_idx, sizeof block_idx) ||
+        inside(&block_dim, sizeof block_dim) || inside(&grid_dim, sizeof grid_dim))
+        return -1;
+    return (int)current->t;
+}
 
 void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size, const char *kernel,
               std::source_location where)
