@@ -57,16 +57,32 @@ struct dim3 {
     constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
 };
 /* 16-byte vectors load as one instruction on the GPU; here they are plain structs, aligned the
- * same. */
-struct alignas(16) int4 {
-    int x, y, z, w;
-};
-struct alignas(16) uint4 {
-    unsigned int x, y, z, w;
-};
-struct alignas(16) float4 {
-    float x, y, z, w;
-};
+ * same. In the counters build (model/counters.cc) a copy is one 16-byte access, as the GPU's load
+ * is one request, not four. */
+#ifdef CUDA_MODEL_COUNTERS
+#define CUDA_MODEL_VECTOR(T, E)                                                                    \
+    typedef E T##_bytes __attribute__((vector_size(16), may_alias));                               \
+    struct alignas(16) T {                                                                         \
+        E x, y, z, w;                                                                              \
+        T() = default;                                                                             \
+        T(E a, E b, E c, E d) : x(a), y(b), z(c), w(d) {}                                          \
+        T(const T &o) { *(T##_bytes *)this = *(const T##_bytes *)&o; }                            \
+        T &operator=(const T &o)                                                                   \
+        {                                                                                          \
+            *(T##_bytes *)this = *(const T##_bytes *)&o;                                           \
+            return *this;                                                                          \
+        }                                                                                          \
+    };
+#else
+#define CUDA_MODEL_VECTOR(T, E)                                                                    \
+    struct alignas(16) T {                                                                         \
+        E x, y, z, w;                                                                              \
+    };
+#endif
+CUDA_MODEL_VECTOR(int4, int)
+CUDA_MODEL_VECTOR(uint4, unsigned int)
+CUDA_MODEL_VECTOR(float4, float)
+#undef CUDA_MODEL_VECTOR
 struct alignas(8) int2 {
     int x, y;
 };
