@@ -66,7 +66,10 @@ struct dim3 {
         E x, y, z, w;                                                                              \
         T() = default;                                                                             \
         T(E a, E b, E c, E d) : x(a), y(b), z(c), w(d) {}                                          \
-        T(const T &o) { *(T##_bytes *)this = *(const T##_bytes *)&o; }                            \
+        T(const T &o)                                                                              \
+        {                                                                                          \
+            *(T##_bytes *)this = *(const T##_bytes *)&o;                                           \
+        }                                                                                          \
         T &operator=(const T &o)                                                                   \
         {                                                                                          \
             *(T##_bytes *)this = *(const T##_bytes *)&o;                                           \
