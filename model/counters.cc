@@ -1,20 +1,23 @@
-/* counters.cc: the lessons' counters from the CPU model (a first part of issue 27's item 5; not
- * yet read by make grade). Linked only into the counters build (CUCC_SANITIZE=counters,
- * model/cucc), whose kernels g++ compiles with -fsanitize=kernel-address and every check outlined:
- * each load and store of the kernel's code then calls __asan_loadN_noabort(address) /
- * __asan_storeN_noabort, defined here, which record the access for the CUDA thread running now.
+/* counters.cc: the lessons' counters from the CPU model, without Nsight Compute (issue 27's
+ * item 5; tests/lessons.py model BUILD runs make grade's lesson rule on them; make grade itself
+ * does not read them yet). Linked only into the counters build (SANITIZER=counters:
+ * BUILD/counters/, model/cucc), whose kernels g++ compiles with -fsanitize=thread but links without
+ * ThreadSanitizer's runtime: each load, store and atomic of the kernel's code then calls
+ * __tsan_readN(address), __tsan_writeN or __tsan_atomicN_*, defined here, which record it for the
+ * CUDA thread running now. Accesses of the host code, of a thread's stack (its registers on a GPU)
+ * and of threadIdx and its kin (special registers) are not counted (model.cc).
  *
  * What Nsight Compute counts per warp instruction is rebuilt from the threads' accesses: the k-th
  * access a thread makes at one instruction (the caller's return address) belongs to the same warp
  * instruction as the k-th access of each other lane of its warp at that instruction. For each
  * such group: one request; its 32-byte sectors (global memory), or its shared-memory wavefronts
  * beyond the first (bank conflicts: the most distinct 4-byte words any of the 32 banks must give);
- * and its active lanes. At exit, with CUDA_MODEL_COUNTERS set, one line on stderr:
- *   model_counters global_ld_requests=.. global_ld_sectors=.. global_st_requests=..
- *   global_st_sectors=.. shared_ld_requests=.. shared_st_requests=.. shared_ld_conflicts=..
- *   shared_st_conflicts=.. lanes_per_request=.. atomics=..
- * (atomics: warp instructions, a reduction or not). Accesses of the host code
- * (the harness) and of the model's own code are not counted. */
+ * its active lanes. Atomics likewise (atomicAdd, RED on a GPU, apart); barriers and shuffles, one
+ * a warp, and the grid come from model.cc. At exit, with CUDA_MODEL_COUNTERS set, one line on
+ * stderr: "model_counters global_ld_requests=.. global_ld_sectors=.. ... shfl=..".
+ * Measured against Nsight Compute on an H200 (bench/cpu_model/counters.txt): global requests and
+ * sectors, atomics, barriers equal; shared-memory instructions differ where a GPU issues them in
+ * warps whose lanes are all switched off (if (t < stride)), which the model does not see. */
 #include "cuda_runtime.h"
 
 #include <cstdio>
@@ -51,7 +54,11 @@ std::unordered_map<uint64_t, unsigned> occurrences;
 
 /* An atomic: one per warp instruction, grouped as the loads and stores are. */
 std::map<std::tuple<unsigned, uintptr_t, unsigned>, unsigned> atomic_groups;
-uint64_t atomics;
+uint64_t atomics, red; /* atomic warp instructions; those of them that add (atomicAdd: RED) */
+/* Per launch and per warp instruction, from model.cc: blocks, threads, warps, waves of blocks per
+ * multiprocessor, barriers (BAR) and shuffles (SHFL). */
+uint64_t grid, threads, warps, bar, shfl;
+double waves;
 
 struct Totals {
     uint64_t global_requests[2], global_sectors[2], shared_requests[2], shared_conflicts[2];
@@ -95,14 +102,16 @@ void fold()
     atomic_groups.clear();
 }
 
-void count_atomic(uintptr_t pc, uintptr_t address)
+void count_atomic(uintptr_t pc, uintptr_t address, bool add = false)
 {
     int t = cudamodel::running_thread_number(address);
     if (t < 0)
         return;
     unsigned &k = occurrences[(uint64_t)t << 48 ^ pc ^ 1];
-    if (atomic_groups[{(unsigned)t / 32, pc, k++}]++ == 0)
+    if (atomic_groups[{(unsigned)t / 32, pc, k++}]++ == 0) {
         ++atomics;
+        red += add;
+    }
 }
 
 void record(uintptr_t address, unsigned size, bool store, uintptr_t pc)
@@ -124,15 +133,17 @@ void report()
         stderr,
         "model_counters global_ld_requests=%llu global_ld_sectors=%llu global_st_requests=%llu "
         "global_st_sectors=%llu shared_ld_requests=%llu shared_st_requests=%llu "
-        "shared_ld_conflicts=%llu shared_st_conflicts=%llu lanes_per_request=%.2f atomics=%llu\n",
+        "shared_ld_conflicts=%llu shared_st_conflicts=%llu lanes_per_request=%.2f atomics=%llu "
+        "red=%llu grid=%llu threads=%llu warps=%llu waves=%.3f bar=%llu shfl=%llu\n",
         (unsigned long long)totals.global_requests[0], (unsigned long long)totals.global_sectors[0],
         (unsigned long long)totals.global_requests[1], (unsigned long long)totals.global_sectors[1],
         (unsigned long long)totals.shared_requests[0],
         (unsigned long long)totals.shared_requests[1],
         (unsigned long long)totals.shared_conflicts[0],
         (unsigned long long)totals.shared_conflicts[1],
-        totals.requests ? (double)totals.lanes / totals.requests : 0.0,
-        (unsigned long long)atomics);
+        totals.requests ? (double)totals.lanes / totals.requests : 0.0, (unsigned long long)atomics,
+        (unsigned long long)red, (unsigned long long)grid, (unsigned long long)threads,
+        (unsigned long long)warps, waves, (unsigned long long)bar, (unsigned long long)shfl);
 }
 
 struct AtExit {
@@ -146,6 +157,23 @@ struct AtExit {
 
 namespace cudamodel
 {
+void counters_launch(uint64_t blocks, unsigned block_threads)
+{
+    int sms = 0, per_sm = blocks_per_sm(block_threads, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    grid += blocks;
+    threads += blocks * block_threads;
+    warps += blocks * ((block_threads + 31) / 32);
+    waves += per_sm > 0 ? (double)blocks / ((double)sms * per_sm) : 0;
+}
+void counters_barrier(unsigned block_warps)
+{
+    bar += block_warps;
+}
+void counters_shuffle()
+{
+    ++shfl;
+}
 void counters_block_done()
 {
     fold();
@@ -176,10 +204,11 @@ void counters_block_done()
         RECORD(n, true);                                                                           \
     }
 /* An atomic read-modify-write: counted, then done (relaxed: what the GPU's atomics are). */
+#define ADDS(name) (__builtin_strcmp(#name, "fetch_add") == 0) /* atomicAdd: a RED on a GPU */
 #define RMW(bits, T, name, builtin)                                                                \
     T __tsan_atomic##bits##_##name(volatile T *a, T v, int)                                        \
     {                                                                                              \
-        count_atomic((uintptr_t)__builtin_return_address(0), (uintptr_t)a);                        \
+        count_atomic((uintptr_t)__builtin_return_address(0), (uintptr_t)a, ADDS(name));            \
         return builtin(a, v, __ATOMIC_RELAXED);                                                    \
     }
 #define CAS(bits, T, name, weak)                                                                   \

@@ -416,7 +416,11 @@ const uint3 *thread_idx_now;
 uint3 block_idx;
 dim3 block_dim, grid_dim;
 
-__attribute__((weak)) void counters_block_done(); /* counters.cc, in the counters build only */
+/* counters.cc, in the counters build only: what a GPU counts per launch and per warp instruction */
+__attribute__((weak)) void counters_block_done();
+__attribute__((weak)) void counters_launch(uint64_t blocks, unsigned threads);
+__attribute__((weak)) void counters_barrier(unsigned warps);
+__attribute__((weak)) void counters_shuffle();
 
 int blocks_per_sm(unsigned int block, size_t dynamic_shared)
 {
@@ -727,6 +731,8 @@ void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
             ": dynamic parallelism is not modelled.");
     if (stacks == nullptr)
         start_model();
+    if (&counters_launch != nullptr)
+        counters_launch(blocks, (unsigned)threads);
     Grid g{};
     g.entry = entry;
     g.arg = arg;
@@ -816,6 +822,8 @@ void syncthreads(std::source_location where)
         }
         g.at_barrier = 0;
         make_ready(g);
+        if (&counters_barrier != nullptr)
+            counters_barrier((unsigned)g.warps.size()); /* one BAR instruction a warp */
     }
     switch_to(self, next());
     if (__tsan_acquire)
@@ -915,6 +923,9 @@ void complete(Grid &g, Lane *first, unsigned int mask)
     }
     g.warps[first->t / WARP].arrived &= ~mask;
     make_ready(g);
+    bool shuffle = first->op >= WarpOp::shfl && first->op <= WarpOp::shfl_xor;
+    if (shuffle && &counters_shuffle != nullptr)
+        counters_shuffle(); /* one SHFL instruction of this warp */
 }
 
 } // namespace

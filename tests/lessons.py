@@ -13,11 +13,15 @@ nothing (none does, today). Stage 8 is also graded by its float32 exact replay, 
 its lesson is an order.
 
     lessons.py selftest   the rule and the parsing, on metrics/testdata/
+    lessons.py model BUILD  the rule on the CPU model's counters (model/counters.cc) instead of
+                          Nsight Compute's: each stage NN must pass its own lesson and stage NN-1
+                          fail it, at the sizes make grade uses; BUILD/counters/stepNN must be built
 
 Python 3 standard library only; reads ncu's CSV with metrics/table.py.
 """
 import math
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "metrics"))
@@ -166,9 +170,62 @@ def selftest():
     return 1 if failures else 0
 
 
+BIG, SMALL = (1 << 24, None), (2048, 1024)  # make grade's sizes (tests/grade.py)
+
+
+def model_counters(build, stage, size):
+    """The lessons' counters of one reduce() call of `stage` on the CPU model's counters build,
+    at size (n, block; None: the stage's default), as counters() gives Nsight Compute's. The model
+    counts active lanes over memory instructions only (its thread_inst / inst). A stage that
+    cannot take n runs at SMALL, as make grade runs it (stage 04 as stage 05's predecessor)."""
+    if stage == "step00":
+        return dict(counters(size[0], []), stage=stage)
+    program = os.path.join(build, "counters", stage)
+    info = subprocess.run([program, "--stage-info"], capture_output=True, text=True).stdout
+    if "single_block=1" in info and size[0] > 2 * 1024:
+        size = SMALL
+    args = [program, "--n", str(size[0])] + (["--block", str(size[1])] if size[1] else [])
+    run = subprocess.run(args, capture_output=True, text=True,
+                         env=dict(os.environ, CUDA_MODEL_COUNTERS="1"))
+    line = [x for x in run.stderr.splitlines() if x.startswith("model_counters ")]
+    if run.returncode != 0 or not line:
+        raise SystemExit("lessons.py: %s failed: %s" % (" ".join(args), run.stderr[-500:]))
+    m = {k: float(v) for k, v in (kv.split("=") for kv in line[0].split()[1:])}
+    c = {"n": size[0], "kernels": 1, "grid": m["grid"], "waves": m["waves"],
+         "threads": m["threads"], "warps": m["warps"], "inst": 1.0,
+         "thread_inst": m["lanes_per_request"], "ld_requests": m["global_ld_requests"],
+         "ld_sectors": m["global_ld_sectors"], "st_sectors": m["global_st_sectors"],
+         "shared_ld": m["shared_ld_requests"], "red": m["red"], "bar": m["bar"],
+         "shfl": m["shfl"], "stage": stage}
+    c["ld_bytes"] = 32 * c["ld_sectors"]
+    return c
+
+
+def model(build):
+    """Every lesson on the model's counters: stage NN passes it, stage NN-1 fails it."""
+    failures = 0
+    for stage in dict.fromkeys(row[0] for row in LESSONS):
+        prev = "step%02d" % (int(stage[4:]) - 1)
+        this = model_counters(build, stage, BIG)
+        size = (this["n"], SMALL[1] if this["n"] == SMALL[0] else None)
+        before = model_counters(build, prev, size)
+        own, own_lines = judge(stage, dict(this, stage="yours"), before, this)
+        other, other_lines = judge(stage, dict(before, stage="yours"), before, this)
+        ok = own and not other
+        failures += not ok
+        print("%s: %s (n = %d): %s; its own code %s, stage %s's %s" % (
+            stage, "ok" if ok else "FAILED", size[0], "; ".join(own_lines),
+            "passes" if own else "FAILS", prev, "fails" if not other else "PASSES"))
+    print("lessons on the model: %d of %d ok" % (len(set(r[0] for r in LESSONS)) - failures,
+                                                 len(set(r[0] for r in LESSONS))))
+    return 1 if failures else 0
+
+
 def main(argv):
     if argv[1:] == ["selftest"]:
         return selftest()
+    if len(argv) == 3 and argv[1] == "model":
+        return model(argv[2])
     print(__doc__.strip(), file=sys.stderr)
     return 2
 
