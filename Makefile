@@ -179,7 +179,8 @@ flush: ## on a GPU: memset flush vs read flush, same run: bench/<gpu>/flush.csv
 MODEL_BENCH := step01 step02_segmented step03_segmented $(filter-out step00 step01,$(GPU_SHORT))
 bench-model: ## the CPU model's speed on one core: each stage at 2^24 and, with ThreadSanitizer, 2^16, against step00's loop: bench/cpu_model/model.csv (no GPU)
 	@$(if $(filter cpu,$(MODEL)),,echo "make bench-model: it times the CPU model: run it with MODEL=cpu." >&2; exit 2)
-	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/model_bench_,$(MODEL_BENCH)) \
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/model_bench_,$(MODEL_BENCH))
+	@$(MAKE) --no-print-directory SANITIZER=thread BUILD=$(BUILD)/thread \
 	  $(addprefix $(BUILD)/thread/model_bench_,$(GPU_SHORT))
 	@bash model/bench.sh $(BUILD)
 
@@ -211,7 +212,8 @@ metrics: ## Nsight Compute's counters of every GPU stage: metrics/<gpu>/metrics.
 
 sanitize: ## compute-sanitizer on every GPU stage (on the CPU model: its memory, race and barrier checks); must catch tests/broken/
 	@if [ "$(MODEL)" = cpu ]; then \
-	  $(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) \
+	  $(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) $(BROKEN) && \
+	  $(MAKE) --no-print-directory SANITIZER=thread BUILD=$(BUILD)/thread \
 	    $(addprefix $(BUILD)/thread/,$(GPU_SHORT) $(patsubst $(BUILD)/%,%,$(BROKEN))) && \
 	  bash model/sanitize.sh $(BUILD) $(GPU_SHORT); \
 	else \
@@ -279,7 +281,9 @@ $(OBJ)/model.o: model/model.cc model/cuda_runtime.h | $(OBJ)
 $(OBJ)/counters.o: model/counters.cc model/cuda_runtime.h | $(OBJ)
 	$(CXX) $(CXXFLAGS) -g -Imodel -c $< -o $@
 # On the model, each stage's tests also run its program built with ThreadSanitizer (test_stage.c,
-# data_race_free): BUILD/thread/stepNN, made by a make of its own; BUILD/counters/ likewise.
+# data_race_free): BUILD/thread/stepNN, made by a make of its own; BUILD/counters/ likewise. (Two
+# at once would build the same objects at once: a target that wants several makes them in one
+# make, SANITIZER=thread BUILD=BUILD/thread, as sanitize and bench-model do.)
 ifeq ($(MODEL)$(SANITIZER),cpuaddress)
 $(BUILD)/thread/%: FORCE
 	@$(MAKE) --no-print-directory SANITIZER=thread BUILD=$(BUILD)/thread $@
