@@ -158,8 +158,9 @@ Stage NN+1's `reduce.cu` starts from the course's own stage NN: finish stage NN 
 `make test` needs the Criterion library (and on the CPU model g++ and Boost.Context): `make deps`,
 as root, installs them. On a GPU, `compute-sanitizer --tool racecheck build/stepNN` (and
 `--tool memcheck`, `--tool synccheck`) checks a kernel for races, bad addresses and misplaced
-barriers; `make test MODEL=cpu` runs the model's checks there too. Speed is measured on a GPU only. `make diff` is not yours here:
-in the course repository it shows what each stage changed, which is the exercise.
+barriers; `make test MODEL=cpu` runs the model's checks there too. Speed is measured on a GPU
+only. `make diff` is not yours here: in the course repository it shows what each stage changed,
+which is the exercise.
 
 ## Not in this handout
 `README.md` describes the whole course repository. This handout leaves out:
