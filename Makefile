@@ -45,15 +45,26 @@ FLAVOR_FILE := $(BUILD)/obj/flavor
 $(shell mkdir -p $(BUILD)/obj && { [ "$$(cat $(FLAVOR_FILE) 2>/dev/null)" = "$(FLAVOR)" ] || \
   echo "$(FLAVOR)" > $(FLAVOR_FILE); })
 
-# The stages: the folders stepNN_name/ with a reduce.c or reduce.cu, as common/stages.sh lists them
-# for every script and test (the tests get it as STAGE_LIST). step09_multi_gpu/ is a program of its
-# own (below), not a stage of this harness.
-STAGES := $(shell bash common/stages.sh)
+# The stages: the folders stepNN_name/ with a stage.ini, as tools/stages.py reads them for every
+# script, tool and test (the tests get the list as STAGE_LIST): STAGES (those the harness runs),
+# CPU_STAGE (the reference loop), PROGRAMS (a stage with its own main and rules: its build.mk),
+# VARIANTS (stepNN_NAME: a stage with one change, stepNN_name/variants/NAME.patch; patch.V is its
+# file), AT_SCALE (the variants that time a one-block stage's lesson), ROW_STAGES and
+# ONE_BLOCK_STAGES (the speed-up table's rows; the stages another row times), FLAGSHIP (make
+# profile's default, make flush's kernel), METRICS_ALSO, STAGE_TESTS (a stage's own test_NAME.c:
+# test_src.T, test_stage.T) and follows.stepNN.
+define newline
+
+
+endef
+$(eval $(subst |,$(newline),$(shell python3 tools/stages.py make || echo 'STAGES :=')))
+ifeq ($(STAGES),)
+$(error the stages could not be read: python3 tools/stages.py check says why (it needs Python 3))
+endif
 SHORT := $(foreach s,$(STAGES),$(firstword $(subst _, ,$(s))))# step00 step01 ...
-GPU_SHORT := $(filter-out step00,$(SHORT))
+CPU_SHORT := $(firstword $(subst _, ,$(CPU_STAGE)))# step00
+GPU_SHORT := $(filter-out $(CPU_SHORT),$(SHORT))
 long = $(filter $(1)_%,$(STAGES))# step04 -> step04_smem
-# Variants: one stage with one change, kept as bench/variants/NAME.patch (bench/variant.sh).
-VARIANTS := $(basename $(notdir $(wildcard bench/variants/*.patch)))
 name = $(or $(call long,$(1)),$(1))# step04 -> step04_smem, step06_cf4 -> step06_cf4
 # The stage's file; make grade SRC= builds a student's file as stage GRADE_STEP, into its own BUILD.
 src = $(if $(and $(GRADE_SRC),$(filter $(1),$(GRADE_STEP))),$(GRADE_SRC),$(or \
@@ -82,58 +93,49 @@ HARNESS := $(OBJ)/options.o $(OBJ)/input.o $(OBJ)/npy.o $(OBJ)/reference.o $(OBJ
 # arrays (model/model.cc).
 GPU_HARNESS := $(HARNESS) $(OBJ)/gpu.o $(if $(filter counters,$(SANITIZER)),$(OBJ)/counters.o) \
                $(if $(filter cpu,$(MODEL)),$(OBJ)/model.o)
-# Stage 9 (step09_multi_gpu/: one process, every GPU, NCCL's all-reduce) has its own main and needs
-# NCCL, which common/find_nccl.sh finds (NCCL_HOME= overrides). Without it, or in the float32
-# build, step09 is left out of all, run and test, which say why.
-ifeq ($(MODEL),cpu)
-STEP09_WHY := stage 9 runs NCCL on GPUs, and the CPU model models one GPU without NCCL (make MODEL=gpu on a GPU machine).
-else ifeq ($(TYPE),int)
-FIND_NCCL := NCCL_HOME='$(NCCL_HOME)' bash common/find_nccl.sh # $(shell) sees no make argument
-NCCL_FLAGS := $(shell $(FIND_NCCL) 2>/dev/null)
-STEP09_WHY := $(if $(NCCL_FLAGS),,$(shell $(FIND_NCCL) 2>&1 >/dev/null))
-else
-STEP09_WHY := it is built in the int32 build (make step09); its all-reduce takes float32 at run time.
-endif
-STEP09 := $(if $(STEP09_WHY),,$(BUILD)/step09)
-TEST_STEP09 := $(if $(STEP09_WHY),,$(BUILD)/test_step09)
-# test_deterministic is step08's own: the GPU gives the bits its order of additions says.
+# A stage's own tests (STAGE_TESTS: stage 8's test_deterministic, the bits its order gives) run
+# with its make test STEP=NN. A program's build.mk (stage 9's: NCCL) adds to PROGRAM_BINS (built by
+# all, run by run), PROGRAM_TESTS and TESTS_OF.stepNN (its tests, for make test STEP=NN), and sets
+# WHY.stepNN (why it is left out here, if it is).
+PROGRAM_BINS := # filled by the build.mk files below
+PROGRAM_TESTS :=
+PROGRAM_SHORT := $(foreach p,$(PROGRAMS),$(firstword $(subst _, ,$(p))))
+$(foreach t,$(STAGE_TESTS),$(eval TESTS_OF.$(test_stage.$(t)) += $(BUILD)/$(t)))
+include $(addsuffix /build.mk,$(PROGRAMS))
 TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/test_all_stages \
-         $(BUILD)/test_hostile $(BUILD)/test_deterministic $(TEST_STEP09)
+         $(BUILD)/test_hostile $(addprefix $(BUILD)/,$(STAGE_TESTS)) $(PROGRAM_TESTS)
 # Deliberately wrong kernels the lessons warn about: built and run only by `make sanitize`.
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
 .PHONY: all help run test deps diff bench bench-model plot profile sanitize accuracy accuracy-tables slides \
-        clean variants metrics figures grade mutants flush harris handout bench-step09 \
-        step09 $(SHORT)
+        clean variants metrics figures grade mutants flush harris handout $(SHORT)
 .DELETE_ON_ERROR:
 .SECONDARY:
 
 BINS := $(addprefix $(BUILD)/,$(SHORT))
-all: $(BINS) $(STEP09) ## build every stage into build/stepNN (step09 where NCCL is found)
-	@$(if $(STEP09_WHY),echo "make: step09 left out: $(STEP09_WHY)")
+all: $(BINS) $(PROGRAM_BINS) ## build every stage into build/stepNN (step09 where NCCL is found)
+	@$(foreach p,$(PROGRAM_SHORT),$(if $(WHY.$(p)),echo "make: $(p) left out: $(WHY.$(p))";))
 
 help: ## list the targets
 	@echo "make targets (ARCH=$(ARCH), TYPE=$(TYPE); override with make ARCH=sm_90 TYPE=float ...):"
 	@awk -F':.*## ' '/^[a-z%][^:=]*:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
-	@echo "  step00..$(lastword $(SHORT)) build one stage: make step04 && build/step04 --help; step09 (NCCL): make step09"
+	@echo "  $(firstword $(SHORT))..$(lastword $(SHORT)) build one stage: make step04 && build/step04 --help$(foreach p,$(PROGRAM_SHORT),; $(p): make $(p))"
 
-$(SHORT) step09: %: $(BUILD)/%
-bench-step09: $(BUILD)/step09 ## on GPUs: step09's all-reduce, 1 KiB..1 GiB (GPUS=G), into bench/<gpu>/allreduce.csv + .png
-	@bash bench/allreduce.sh $(BUILD) $(GPUS)
+$(SHORT): %: $(BUILD)/%
 
 run: all ## every stage on its default input, one summary table
-	@bash common/run_all.sh $(BUILD) $(SHORT) $(if $(STEP09),step09)
+	@bash tools/run_all.sh $(BUILD) $(SHORT) $(notdir $(PROGRAM_BINS))
 
 # make test STEP="04 05": only those stages' tests and programs. STEP=5 is STEP=05, as for make diff.
 TEST_STEPS := $(foreach s,$(STEP),step$(if $(filter 0 1 2 3 4 5 6 7 8 9,$(s)),0)$(s))
 TEST_PROGS := $(if $(STEP),$(addprefix $(BUILD)/test_,$(filter $(TEST_STEPS),$(SHORT))) \
-                $(if $(filter step08,$(TEST_STEPS)),$(BUILD)/test_deterministic) \
-                $(if $(filter step09,$(TEST_STEPS)),$(TEST_STEP09)),$(TESTS))
+                $(foreach s,$(TEST_STEPS),$(TESTS_OF.$(s))),$(TESTS))
 
 test: deps ## build and run the Criterion tests, report per stage (STEP="04 05": those stages only)
-	@$(if $(filter-out $(SHORT) step09,$(TEST_STEPS)),echo "make test: STEP must list stages \
-	  from 00 to 09 (got '$(STEP)')." >&2; exit 2)
-	@$(if $(STEP09_WHY),echo "make test: step09 left out: $(STEP09_WHY)")
+	@$(if $(filter-out $(SHORT) $(PROGRAM_SHORT),$(TEST_STEPS)),echo "make test: STEP must list \
+	  stages from $(firstword $(SHORT) $(PROGRAM_SHORT)) to $(lastword $(SHORT) $(PROGRAM_SHORT)) \
+	  (got '$(STEP)')." >&2; exit 2)
+	@$(foreach p,$(PROGRAM_SHORT),$(if $(WHY.$(p)),echo "make test: $(p) left out: $(WHY.$(p))";))
 	@MAKE='$(MAKE)' bash tests/run.sh $(BUILD) $(TEST_PROGS)
 
 deps: ## install Criterion (as root, from Debian packages; and on the CPU model g++ and Boost.Context); VENDOR=1: copy Criterion into third_party/ for a machine without network
@@ -141,7 +143,7 @@ deps: ## install Criterion (as root, from Debian packages; and on the CPU model 
 
 diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04)
 	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT)))" >&2; exit 2; }
-	@bash common/diff.sh $(STEP)
+	@bash tools/diff.sh $(STEP)
 
 # The GPU-only targets ask the driver for a GPU (NO_GPU) before they build anything: without one
 # they say so in one sentence, at once, and exit 3; with MODEL=cpu on a GPU machine, exit 2.
@@ -151,8 +153,7 @@ have_gpu = $(if $(NO_GPU),echo "make $(1): no CUDA device ($(NO_GPU)): $(2)." >&
 
 # make bench STEP="07 08": those stages only, their rows replaced in the CSV. float32 has its own CSV.
 # Stages 02 and 03 take one block; their lessons are timed at scale by their segmented variants
-# (bench/variants/stepNN_segmented.patch), which make bench runs with the stages.
-AT_SCALE := $(filter %_segmented,$(VARIANTS))
+# (AT_SCALE: the variants their stage.ini names as their row), which make bench runs with the stages.
 BENCH_STAGES := $(if $(STEP),$(foreach s,$(TEST_STEPS),$(filter $(s) $(s)_segmented,$(GPU_SHORT) $(AT_SCALE))),\
                   $(GPU_SHORT) $(AT_SCALE))
 bench: ## every GPU stage (STEP=NN: those) and stages 02-03 at scale against CUB and a copy, 2^10..2^30: CSV + plot
@@ -160,42 +161,43 @@ bench: ## every GPU stage (STEP=NN: those) and stages 02-03 at scale against CUB
 	@$(call have_gpu,bench,it times every stage on a CUDA GPU)
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/bench_,$(BENCH_STAGES))
 	@BENCH_MERGE=$(if $(STEP),1) BENCH_CSV=$(if $(filter float,$(TYPE)),results_float32.csv,results.csv) \
-	  bash bench/run.sh $(BUILD) $(BENCH_STAGES)
+	  bash tools/bench/run.sh $(BUILD) $(BENCH_STAGES)
 
 VARIANT_STAGES := $(sort $(foreach v,$(filter-out $(AT_SCALE),$(VARIANTS)),$(firstword $(subst _, ,$(v))))) \
                   $(filter-out $(AT_SCALE),$(VARIANTS))
-variants: ## the stages and each bench/variants/ patch against CUB, one run: bench/<gpu>/variants.csv (GPU)
+variants: ## the stages and each stepNN_name/variants/ patch against CUB, one run: results/<gpu>/variants.csv (GPU)
 	@$(call have_gpu,variants,it times every variant on a CUDA GPU)
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/bench_,$(VARIANT_STAGES))
-	@BENCH_CSV=variants.csv bash bench/run.sh $(BUILD) $(VARIANT_STAGES)
+	@BENCH_CSV=variants.csv bash tools/bench/run.sh $(BUILD) $(VARIANT_STAGES)
 
 # What the L2 flush before each timed repeat costs the kernel after it: a flush that writes (memset)
-# against one that reads (gpu_flush_l2), CUB, step07 and a copy, 2^20..2^28 (bench/flush.cu).
-flush: ## on a GPU: memset flush vs read flush, same run: bench/<gpu>/flush.csv
-	@$(call have_gpu,flush,it times CUB and step07 on a CUDA GPU)
+# against one that reads (gpu_flush_l2), CUB, the FLAGSHIP stage and a copy, 2^20..2^28
+# (tools/bench/flush.cu).
+flush: ## on a GPU: memset flush vs read flush, same run: results/<gpu>/flush.csv
+	@$(call have_gpu,flush,it times CUB and $(FLAGSHIP) on a CUDA GPU)
 	@$(MAKE) --no-print-directory $(BUILD)/bench_flush
-	@BENCH_CSV=flush.csv bash bench/run.sh $(BUILD) flush
+	@BENCH_CSV=flush.csv bash tools/bench/run.sh $(BUILD) flush
 
-MODEL_BENCH := step01 step02_segmented step03_segmented $(filter-out step00 step01,$(GPU_SHORT))
-bench-model: ## the CPU model's speed on one core: each stage at 2^24 and, with ThreadSanitizer, 2^16, against step00's loop: bench/cpu_model/model.csv (no GPU)
+MODEL_BENCH := $(ROW_STAGES) $(ONE_BLOCK_STAGES)
+bench-model: ## the CPU model's speed on one core: each stage at 2^24 and, with ThreadSanitizer, 2^16, against step00's loop: results/cpu_model/model.csv (no GPU)
 	@$(if $(filter cpu,$(MODEL)),,echo "make bench-model: it times the CPU model: run it with MODEL=cpu." >&2; exit 2)
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/model_bench_,$(MODEL_BENCH))
 	@$(MAKE) --no-print-directory SANITIZER=thread BUILD=$(BUILD)/thread \
 	  $(addprefix $(BUILD)/thread/model_bench_,$(GPU_SHORT))
-	@bash model/bench.sh $(BUILD)
+	@bash model/bench.sh $(BUILD) "$(ROW_STAGES)" "$(ONE_BLOCK_STAGES)"
 
-harris: ## Harris's table from the newest bench/*/results.csv: the README's and lessons' blocks, and its plot (no GPU)
-	@python3 bench/harris.py update README.md step*/README.md
-	@csv=$$(ls -t bench/*/results.csv | head -n 1); py=$$(bash bench/python.sh) && \
-	 $$py bench/harris.py png "$$csv" -o "$$(dirname "$$csv")/harris.png"
+harris: ## Harris's table from the newest results/*/results.csv: the README's and lessons' blocks, and its plot (no GPU)
+	@python3 tools/bench/harris.py update README.md step*/README.md
+	@csv=$$(ls -t results/*/results.csv | head -n 1); py=$$(bash tools/bench/python.sh) && \
+	 $$py tools/bench/harris.py png "$$csv" -o "$$(dirname "$$csv")/harris.png"
 
 plot: ## redraw the benchmark plot into build/bandwidth.png, no GPU needed (CSV=..., PNG=...)
-	@csv="$(CSV)"; [ -n "$$csv" ] || csv=$$(ls -t bench/*/results.csv 2>/dev/null | head -n 1); \
-	 [ -n "$$csv" ] || { echo "make plot: no bench/*/results.csv yet: run make bench on a GPU." >&2; exit 2; }; \
-	 py=$$(bash bench/python.sh) && mkdir -p $(BUILD) && \
-	 $$py bench/plot.py "$$csv" --table -o $(or $(PNG),$(BUILD)/bandwidth.png)
+	@csv="$(CSV)"; [ -n "$$csv" ] || csv=$$(ls -t results/*/results.csv 2>/dev/null | head -n 1); \
+	 [ -n "$$csv" ] || { echo "make plot: no results/*/results.csv yet: run make bench on a GPU." >&2; exit 2; }; \
+	 py=$$(bash tools/bench/python.sh) && mkdir -p $(BUILD) && \
+	 $$py tools/bench/plot.py "$$csv" --table -o $(or $(PNG),$(BUILD)/bandwidth.png)
 
-PROFILED := $(or $(TEST_STEPS),step07)
+PROFILED := $(or $(TEST_STEPS),$(FLAGSHIP))
 profile: ## Nsight Compute on one stage (STEP=NN, N=elements)
 	@$(if $(filter-out 1,$(words $(PROFILED)))$(filter-out $(GPU_SHORT),$(PROFILED)),echo "make profile: \
 	  STEP must be one GPU stage from 01 to $(patsubst step%,%,$(lastword $(GPU_SHORT))) (got '$(STEP)')." >&2; exit 2)
@@ -205,10 +207,10 @@ profile: ## Nsight Compute on one stage (STEP=NN, N=elements)
 	ncu --clock-control none --profile-from-start off --set basic --section MemoryWorkloadAnalysis \
 	    $(BUILD)/$(PROFILED) --n $(or $(N),67108864) --reps 1
 
-metrics: ## Nsight Compute's counters of every GPU stage: metrics/<gpu>/metrics.csv and .md (GPU)
+metrics: ## Nsight Compute's counters of every GPU stage: results/<gpu>/metrics.csv and .md (GPU)
 	@$(call have_gpu,metrics,Nsight Compute reads a CUDA GPU's counters)
-	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT) step04_interleaved)
-	@bash metrics/run.sh $(BUILD) $(GPU_SHORT) step04_interleaved=$(BUILD)/step04_interleaved $(METRICS_EXTRA)
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT) $(METRICS_ALSO))
+	@bash tools/metrics/run.sh $(BUILD) $(GPU_SHORT) $(foreach v,$(METRICS_ALSO),$(v)=$(BUILD)/$(v)) $(METRICS_EXTRA)
 
 sanitize: ## compute-sanitizer on every GPU stage (on the CPU model: its memory, race and barrier checks); must catch tests/broken/
 	@if [ "$(MODEL)" = cpu ]; then \
@@ -226,8 +228,8 @@ sanitize: ## compute-sanitizer on every GPU stage (on the CPU model: its memory,
 # make grade STEP=05 SUBMISSIONS=dir/: every dir/<student>/reduce.cu and dir/<student>.cu (tests/grade.py).
 GRADE_STEPS := $(if $(STEP),$(TEST_STEPS),$(GPU_SHORT))
 grade: ## on a GPU: tests, compute-sanitizer, speed and the lesson's counters vs ours: build/grade/report.md (STEP=NN, SRC=file or SUBMISSIONS=dir)
-	@$(if $(filter step09,$(GRADE_STEPS)),echo "make grade: stage 9 is graded by its own tests: make test STEP=09 \
-	  (on every GPU the machine has)." >&2; exit 2)
+	@$(foreach p,$(filter $(PROGRAM_SHORT),$(GRADE_STEPS)),echo "make grade: stage $(p:step%=%) is a program \
+	  of its own, graded by its own tests: make test STEP=$(p:step%=%) (on every GPU the machine has)." >&2; exit 2;)
 	@$(if $(filter-out $(GPU_SHORT),$(GRADE_STEPS)),echo "make grade: STEP must list GPU stages from 01 to \
 	  $(patsubst step%,%,$(lastword $(SHORT))) (got '$(STEP)'); stage 00 runs on the CPU: make test STEP=00." >&2; exit 2)
 	@$(if $(SRC),$(if $(wildcard $(SRC)),,echo "make grade: SRC=$(SRC) is not a file." >&2; exit 2))
@@ -239,7 +241,7 @@ grade: ## on a GPU: tests, compute-sanitizer, speed and the lesson's counters vs
 	@TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py $(BUILD) $(GRADE_STEPS) \
 	  $(if $(SRC),--src $(abspath $(SRC))) $(if $(SUBMISSIONS),--submissions $(abspath $(SUBMISSIONS)))
 
-mutants: ## on a GPU: make grade must reject each known-wrong kernel for its own reason (tests/mutants/, and each stage's predecessor handed in as it); on the CPU model: the model must catch each (model/mutants.sh)
+mutants: ## on a GPU: make grade must reject each known-wrong kernel for its own reason (stepNN_name/mutants/, and each stage's predecessor handed in as it); on the CPU model: the model must catch each (model/mutants.sh)
 	@if [ "$(MODEL)" = cpu ]; then \
 	  $(MAKE) --no-print-directory deps && bash model/mutants.sh $(BUILD) $(MUTANTS); \
 	else \
@@ -252,16 +254,16 @@ accuracy: ## float32: each stage's sum against a double reference, spread over 2
 	@$(MAKE) --no-print-directory TYPE=float accuracy-tables
 
 accuracy-tables: $(addprefix $(BUILD)/accuracy_,$(SHORT))
-	@bash common/accuracy.sh $(BUILD) $(SHORT)
+	@bash tools/accuracy.sh $(BUILD) $(SHORT)
 
-figures: ## draw each stage's thread-to-data mapping into figures/stepNN.png (figures/mapping.py)
-	@python3 figures/mapping.py --png figures
+figures: ## draw each stage's thread-to-data mapping into stepNN_name/figure.png (tools/figures/mapping.py)
+	@python3 tools/figures/mapping.py --png
 
 slides: ## the lecture deck build/slides/reduction.pdf (stages 0-7) and appendix.pdf (8-9), pandoc + Beamer
 	@bash slides/build.sh
 
 handout: ## the students' starting point, no solutions: build/handout/reduction/ and its .tar.gz
-	@bash common/handout.sh build/handout
+	@bash tools/handout.sh build/handout
 
 clean: ## remove build/
 	rm -rf build
@@ -300,12 +302,12 @@ $(OBJ)/%.o: common/%.c common/*.h | $(OBJ)
 $(OBJ)/%.o: common/%.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(OBJ)/reference.o: step00_cpu/reduce.c common/reduce.h | $(OBJ)
+$(OBJ)/reference.o: $(CPU_STAGE)/reduce.c common/reduce.h | $(OBJ)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# A stage's own code: its kernels and reduce(). step00's loop is bound to the stage interface by
-# common/cpu_stage.c.
-$(OBJ)/stage_step00.o: common/cpu_stage.c common/reduce.h | $(OBJ)
+# A stage's own code: its kernels and reduce(). The CPU stage's loop is bound to the stage
+# interface by common/cpu_stage.c.
+$(OBJ)/stage_$(CPU_SHORT).o: common/cpu_stage.c common/reduce.h | $(OBJ)
 	$(CC) $(CFLAGS) -c $< -o $@
 $(OBJ)/stage_%.o: common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -c $(call src,$*) -o $@
@@ -315,16 +317,16 @@ $(foreach s,$(GPU_SHORT) $(VARIANTS),\
 # make accuracy only: the same code on a counting type, its depth twin. -DREDUCE_DEPTH makes elem_t
 # a depth and renames reduce() to reduce_depth() (reduce.h, common/depth.h); measure_depth
 # (depth.o) runs it. step00's C files compile as CUDA C++.
-$(OBJ)/depth_step00.o: common/cpu_stage.c common/*.h | $(OBJ)
+$(OBJ)/depth_$(CPU_SHORT).o: common/cpu_stage.c common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DREDUCE_DEPTH -x cu -c $< -o $@
-$(OBJ)/reference_depth.o: step00_cpu/reduce.c common/*.h | $(OBJ)
+$(OBJ)/reference_depth.o: $(CPU_STAGE)/reduce.c common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DREDUCE_DEPTH -x cu -c $< -o $@
 $(OBJ)/depth_%.o: common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) -DREDUCE_DEPTH -c $(call src,$*) -o $@
 
-$(BUILD)/variants/%.cu: bench/variants/%.patch bench/variant.sh
-	@mkdir -p $(@D)
-	@bash bench/variant.sh $< $@
+# A variant's file: its stage's reduce.cu with the patch applied (tools/bench/variant.sh).
+$(foreach v,$(VARIANTS),$(eval $(BUILD)/variants/$(v).cu: $(patch.$(v)) tools/bench/variant.sh ; \
+  @mkdir -p $$(@D) && bash tools/bench/variant.sh $$< $$@))
 
 # A stage's program, benchmark and accuracy run: a common main, the stage's name compiled in.
 $(OBJ)/main_%.o: common/main.c common/*.h | $(OBJ)
@@ -333,14 +335,14 @@ $(OBJ)/bench_%.o: common/bench.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) $(named) -c $< -o $@
 $(OBJ)/accuracy_%.o: common/accuracy.cu common/*.h | $(OBJ)
 	$(NVCC) $(NVCCFLAGS) $(named) -c $< -o $@
-$(OBJ)/flush.o: bench/flush.cu common/*.h | $(OBJ)
-	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,step07)"' -c $< -o $@
+$(OBJ)/flush.o: tools/bench/flush.cu common/*.h | $(OBJ)
+	$(NVCC) $(NVCCFLAGS) -DSTAGE_NAME='"$(call name,$(FLAGSHIP))"' -c $< -o $@
 
 $(BUILD)/%: $(OBJ)/main_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(LINK)
 $(BUILD)/bench_%: $(OBJ)/bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(LINK)
-$(BUILD)/bench_flush: $(OBJ)/flush.o $(OBJ)/stage_step07.o $(GPU_HARNESS)
+$(BUILD)/bench_flush: $(OBJ)/flush.o $(OBJ)/stage_$(FLAGSHIP).o $(GPU_HARNESS)
 	$(LINK)
 $(BUILD)/accuracy_%: $(OBJ)/accuracy_%.o $(OBJ)/stage_%.o $(OBJ)/depth_%.o $(OBJ)/depth.o \
                      $(OBJ)/reference_depth.o $(GPU_HARNESS)
@@ -367,10 +369,16 @@ $(BUILD)/test_harness: $(OBJ)/test_options.o $(OBJ)/test_npy.o $(OBJ)/test_refer
                        $(OBJ)/test_tolerance.o $(OBJ)/test_depth.o $(HARNESS)
 	$(LINK) $(CRIT_LIBS)
 $(BUILD)/test_all_stages $(BUILD)/test_hostile: $(BUILD)/test_%: $(OBJ)/test_%.o \
-                                                 $(OBJ)/stage_step00.o $(GPU_HARNESS)
+                                                 $(OBJ)/stage_$(CPU_SHORT).o $(GPU_HARNESS)
 	$(LINK) $(CRIT_LIBS)
-$(BUILD)/test_deterministic: $(OBJ)/test_deterministic.o $(OBJ)/stage_step08.o $(GPU_HARNESS)
-	$(LINK) $(CRIT_LIBS)
+# A stage's own tests (stepNN_name/test_NAME.c), linked with its code.
+define stage_test
+$(OBJ)/$(1).o: $(test_src.$(1)) tests/*.h common/*.h | $(OBJ)
+	$$(CC) $$(CFLAGS) $$(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$$(BUILD)"' -c $$< -o $$@
+$(BUILD)/$(1): $(OBJ)/$(1).o $(OBJ)/stage_$(test_stage.$(1)).o $$(GPU_HARNESS)
+	$$(LINK) $$(CRIT_LIBS)
+endef
+$(foreach t,$(STAGE_TESTS),$(eval $(call stage_test,$(t))))
 $(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(LINK) $(CRIT_LIBS)
 
@@ -379,28 +387,6 @@ $(OBJ)/model_bench_%.o: model/bench.c common/*.h | $(OBJ)
 	$(CC) $(CFLAGS) $(named) -DSANITIZER='"$(SANITIZER)"' -c $< -o $@
 $(BUILD)/model_bench_%: $(OBJ)/model_bench_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
 	$(LINK)
-
-# Stage 9: its own main, stage 8's kernel on each GPU, NCCL (NCCL_FLAGS, found above). Its files
-# and a second copy of stage 8's are compiled with --default-stream per-thread (PTDS): stage 8's
-# <<<>>> then goes to cudaStreamPerThread, the stream step09 gives NCCL (multi_gpu.cu, struct team).
-# The harness (gpu.o) and stage_step08.o stay on the legacy default stream.
-STEP09_SRC := step09_multi_gpu/multi_gpu.cu step09_multi_gpu/multi_gpu.h common/*.h
-PTDS := $(NVCC) $(NVCCFLAGS) --default-stream per-thread
-STEP09_CC := $(PTDS) -Istep09_multi_gpu $(filter -I%,$(NCCL_FLAGS))
-$(OBJ)/stage_step08_ptds.o: $(call src,step08) common/*.h | $(OBJ)
-	$(PTDS) -c $< -o $@
-$(OBJ)/multi_gpu.o: $(STEP09_SRC) | $(OBJ)
-	@test -n "$(NCCL_FLAGS)" || { echo "make: step09 cannot be built: $(STEP09_WHY)" >&2; exit 2; }
-	$(STEP09_CC) -c $< -o $@
-$(OBJ)/main_multi_gpu.o: step09_multi_gpu/main.cu $(STEP09_SRC) | $(OBJ)
-	$(STEP09_CC) -c $< -o $@
-$(BUILD)/step09: $(OBJ)/main_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08_ptds.o $(GPU_HARNESS)
-	$(LINK) $(filter-out -I%,$(NCCL_FLAGS))
-$(OBJ)/test_multi_gpu.o: tests/test_multi_gpu.c step09_multi_gpu/multi_gpu.h tests/*.h common/*.h | $(OBJ)
-	$(CC) $(CFLAGS) $(CRIT_CFLAGS) -Itests -Istep09_multi_gpu -c $< -o $@
-$(BUILD)/test_step09: $(OBJ)/test_multi_gpu.o $(OBJ)/multi_gpu.o $(OBJ)/stage_step08_ptds.o \
-                      $(GPU_HARNESS)
-	$(LINK) $(filter-out -I%,$(NCCL_FLAGS)) $(CRIT_LIBS)
 
 $(OBJ):
 	mkdir -p $@

@@ -1,4 +1,4 @@
-/* accuracy.cu: the measurements behind common/FLOAT.md (make accuracy; build/float/accuracy_stepNN,
+/* accuracy.cu: the measurements behind FLOAT.md (make accuracy; build/float/accuracy_stepNN,
  * one per stage, float32 build only).
  *
  * Sums one input --reps times with the stage and prints one row of FLOAT.md's Markdown table:
@@ -6,7 +6,7 @@
  * order ("fixed", or "varies" where float atomicAdds land in any order) and d come from
  * measure_depth; the bound is gamma_d * sum |x_i| / |ref| of the stage's own order (the tests use
  * d = n - 1, any order's). --header prints the table's title and column heads instead
- * (common/accuracy.sh prints a whole table). A single-block stage given more than 2 * block
+ * (tools/accuracy.sh prints a whole table). A single-block stage given more than 2 * block
  * elements prints a row saying so.
  * The input, from --seed: --values uniform (the default): n values uniform in [0, 1), 24 random
  * bits each (so each is an exact float). All positive, so sum |x_i| = ref and nothing cancels:

@@ -2,7 +2,7 @@
  * own code compiled on it (-DREDUCE_DEPTH makes elem_t a depth: reduce.h) and run yields the depth
  * d of its order of additions, which Higham's bound needs (harness.h): the most rounded additions
  * on any element's path to the sum. Only make accuracy builds the stages so (measure_depth,
- * depth.cu); why a measured d, not one worked out by hand, and how: common/FLOAT.md.
+ * depth.cu); why a measured d, not one worked out by hand, and how: FLOAT.md.
  *
  * C++ (nvcc, or g++ for host-side tests): it overloads +, and on the GPU atomicAdd, the loads
  * __ldg and __ldcg and the four warp shuffles, so that a stage's code compiles unchanged. The

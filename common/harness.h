@@ -68,7 +68,7 @@ double sort_median(double *ms, int reps);
  * PATTERN_QUARTERS is the float32 build's exact check: at most 2^24 quarters of either sign, so
  * every partial sum, in any order, is a multiple of 1/4 of at most 2^22 in magnitude, which float
  * holds exactly. Every correct order then gives the exact sum, and a dropped or doubled quarter
- * changes it (common/FLOAT.md). In the int32 build the quarters are +-1. */
+ * changes it (FLOAT.md). In the int32 build the quarters are +-1. */
 void input_fill(elem_t *input, size_t n, enum pattern pattern, uint64_t seed);
 
 /* ---- gpu.cu: device memory, padding, timing (CUDA events, L2 flush), peak bandwidth ----------
@@ -122,7 +122,7 @@ void *gpu_alloc(size_t bytes, const char *what);
  * buffer written once, so the L2 ends full of clean lines that the next kernel simply drops.
  * MEMSET: a cudaMemsetAsync of that buffer, as NVBench and llm.c flush; it leaves the L2 full of
  * dirty lines, whose write-back the next kernel pays (a quarter of CUB's time at 2^24 int32 on an
- * H200). Kept only to measure that cost (bench/flush.cu, README.md). */
+ * H200). Kept only to measure that cost (tools/bench/flush.cu, README.md). */
 enum l2_flush { L2_FLUSH_READ, L2_FLUSH_MEMSET };
 void gpu_set_l2_flush(enum l2_flush how);
 
@@ -149,7 +149,7 @@ void gpu_run_stage(const elem_t *h_input, size_t n, unsigned int block, int reps
                    struct timing *t);
 
 /* ---- tolerance.c: the float32 build's reference and bound; depth.cu: make accuracy's depth -----
- * common/FLOAT.md tells the story.
+ * FLOAT.md tells the story.
  *
  * A float sum depends on the order of its additions, and each stage adds in its own order, so no
  * stage can be held to another's bits. Higham's bound holds for any order (Accuracy and

@@ -11,7 +11,7 @@
  * float sum depends on the order of its additions): it demands every run within the bound of any
  * order (d = n - 1) and, first, the exact sum of quarters (PATTERN_QUARTERS), and adds to the line
  *   err=0.25 rel_err=2.98e-08 bound=1.68e+08 spread=0.5 repeats_differ=7 exact_check=ok
- * (common/FLOAT.md, "The programs do the same"). */
+ * (FLOAT.md, "The programs do the same"). */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 #include "npy.h"

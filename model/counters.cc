@@ -15,7 +15,7 @@
  * its active lanes. Atomics likewise (atomicAdd, RED on a GPU, apart); barriers and shuffles, one
  * a warp, and the grid come from model.cc. At exit, with CUDA_MODEL_COUNTERS set, one line on
  * stderr: "model_counters global_ld_requests=.. global_ld_sectors=.. ... shfl=..".
- * Measured against Nsight Compute on an H200 (bench/cpu_model/counters.txt): global requests and
+ * Measured against Nsight Compute on an H200 (results/cpu_model/counters.txt): global requests and
  * sectors, atomics, barriers equal; shared-memory instructions differ where a GPU issues them in
  * warps whose lanes are all switched off (if (t < stride)), which the model does not see. */
 #include "cuda_runtime.h"

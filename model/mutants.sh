@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # model/mutants.sh BUILD [MUTANT...]: make mutants on the CPU model (MODEL=cpu, no GPU needed).
-# Each known-wrong kernel of tests/mutants/ (default: all) is built as its stage, by the model,
+# Each known-wrong kernel of stepNN_name/mutants/ (default: all) is built as its stage, by the model,
 # twice: with AddressSanitizer (BUILD/model-mutants/NAME/stepNN) and with ThreadSanitizer
 # (.../thread/stepNN), and run as tests/sanitize.sh runs a stage (n = 100003 and 1000, single-
 # block stages 2047 and 33, a partial last block each; ThreadSanitizer in three schedules), plus
@@ -22,24 +22,30 @@ shift
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$build/model-mutants
 mkdir -p "$out"
-patches=()
-if [ $# -eq 0 ]; then
-    patches=("$root"/tests/mutants/*.patch)
-else
-    for m in "$@"; do patches+=("$root/tests/mutants/$m.patch"); done
+patches=() # by the mutant's name, whatever its stage
+mapfile -t patches < <(cd "$root" && for p in step*/mutants/*.patch; do
+    echo "$(basename "$p") $root/$p"; done | sort | cut -d' ' -f2-)
+if [ $# -gt 0 ]; then
+    wanted=()
+    for m in "$@"; do
+        p=$(printf '%s\n' "${patches[@]}" | grep "/mutants/$m\.patch\$") ||
+            { echo "model/mutants.sh: no mutant $m (stepNN_name/mutants/$m.patch)" >&2; exit 2; }
+        wanted+=("$p")
+    done
+    patches=("${wanted[@]}")
 fi
 status=0
 table="| mutant | stage | caught on a GPU by | on the model, caught by | verdict |"
 table+=$'\n'"|---|---|---|---|---|"
 for patch in "${patches[@]}"; do
     name=$(basename "$patch" .patch)
-    file=$(sed -n '/^--- /{s/^--- //p;q}' "$patch")
-    stage=${file%%/*} short=${file%%_*}
+    stage=$(basename "$(dirname "$(dirname "$patch")")") # stepNN_name/mutants/NAME.patch
+    short=${stage%%_*}
     gpu=$(sed -n 's/^Caught by: *//p' "$patch" | head -n 1)
     dir=$out/$name
     mkdir -p "$dir"
     src=$out/$name.cu # outside BUILD=$dir, where make's rule for programs would claim it
-    bash "$root/bench/variant.sh" "$patch" "$src" || { status=1; continue; }
+    bash "$root/tools/bench/variant.sh" "$patch" "$src" || { status=1; continue; }
     caught=() log=$dir/runs.log
     : >"$log"
     if ! make -s --no-print-directory -C "$root" MODEL=cpu GRADE_STEP="$short" GRADE_SRC="$src" \

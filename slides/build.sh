@@ -28,7 +28,7 @@ elif ((${#missing[@]})); then
 fi
 
 # The python that reads the PDFs (pdfminer.six) and runs slides/tables.py: `python3` or Debian's,
-# preferring one with matplotlib too (bench/harris.py's plot, else a line naming its command).
+# preferring one with matplotlib too (tools/bench/harris.py's plot, else a line naming its command).
 SLIDES_PYTHON=
 for need in 'import pdfminer, matplotlib' 'import pdfminer'; do
     for py in python3 /usr/bin/python3; do
@@ -38,10 +38,12 @@ done
 [ -n "$SLIDES_PYTHON" ] || { echo "make slides: no python3 imports pdfminer (the font-size" \
     "check): apt-get install python3-pdfminer, or pip install pdfminer.six" >&2; exit 1; }
 export SLIDES_PYTHON
+# The GPU whose measurements (results/GPU/) the decks show: the one the lessons quote.
+export SLIDES_GPU=${SLIDES_GPU:-NVIDIA_H200}
 
-# The figures \input by the decks: figures/mapping.py's (stages 1-7, coalescing, coarsening).
+# The figures \input by the decks: tools/figures/mapping.py's (stages 1-7, coalescing, coarsening).
 mkdir -p "$out" build/figures
-"$SLIDES_PYTHON" figures/mapping.py --tex build/figures
+"$SLIDES_PYTHON" tools/figures/mapping.py --tex build/figures
 
 # LuaLaTeX caches its font names in TEXMFVAR (~/.texlive*): under build/ when that is not writable.
 texmfvar=$(kpsewhich -var-value TEXMFVAR 2>/dev/null || true)

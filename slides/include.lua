@@ -27,7 +27,7 @@ end
 local function diff(step, range)
   local a, b = (range or '1-'):match('^(%d+)%-(%d*)$')
   if not a then fail('diff ' .. step .. ': lines= takes A-B or A-, not ' .. range) end
-  local text = pandoc.pipe('sh', { '-c', 'bash common/diff.sh --color=never "$0" | tail -n +3 | '
+  local text = pandoc.pipe('sh', { '-c', 'bash tools/diff.sh --color=never "$0" | tail -n +3 | '
     .. 'sed -n "$1,$2p"', step, a, b ~= '' and b or '$' }, '')
   return text ~= '' and text or fail('diff ' .. step .. ': no lines ' .. (range or '') .. ' in it')
 end

@@ -4,9 +4,11 @@
     tables.py DIV [NAME=VALUE ...]    DIV: a div's class (a key of DIVS); NAME=VALUE: its attributes
                                       (README.md, "Slides"), the parameters of that function
 
-Each DIV reads the newest CSV of its kind (DIVS) with the benchmark's own code (bench/harris.py,
-bench/plot.py, metrics/table.py); where there is none, or bench/harris.py fails, it prints a line
-naming the command that makes it. Exits 1 on a missing attribute or a name the CSV lacks.
+Each DIV reads the CSV of its kind (DIVS) in results/$SLIDES_GPU/ (slides/build.sh: NVIDIA_H200,
+the GPU the lessons quote), else the newest in results/*/, with the benchmark's own code
+(tools/bench/harris.py, plot.py, tools/metrics/table.py); where there is none, or harris.py fails,
+it prints a line naming the command that makes it. Exits 1 on a missing attribute or a name the
+CSV lacks.
 """
 import glob
 import inspect
@@ -16,9 +18,9 @@ import statistics
 import subprocess
 import sys
 
-sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
+sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", d)
                 for d in ("bench", "metrics")]  # neither is a package
-import plot  # noqa: E402 (bench/plot.py)
+import plot  # noqa: E402 (tools/bench/plot.py)
 from plot_allreduce import HEADER as ALLREDUCE, TABLE_BYTES  # noqa: E402
 
 ESCAPE = str.maketrans({"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\textasciitilde{}",
@@ -83,9 +85,9 @@ def tabular(head, align, rows, keep=None):
 
 
 def run_harris(csv, command, *args, **options):
-    """bench/harris.py COMMAND CSV ARGS --OPTION VALUE (those given): its output, or None where
+    """tools/bench/harris.py COMMAND CSV ARGS --OPTION VALUE (those given): its output, or None where
     it fails (no harris.py, no matplotlib for png); and the command line, for the placeholder."""
-    argv = ["bench/harris.py", command, csv, *args]
+    argv = ["tools/bench/harris.py", command, csv, *args]
     argv += [x for k, v in options.items() if v for x in (f"--{k}", v)]
     run = subprocess.run([sys.executable] + argv, stdout=subprocess.PIPE, text=True)
     line = " ".join(["python3"] + argv)
@@ -141,10 +143,10 @@ def variants(csv, names):
 
 
 def counters(csv, stage, metrics):
-    import table  # metrics/table.py: each counter's label, unit, scale and decimals
+    import table  # tools/metrics/table.py: each counter's label, unit, scale and decimals
     rows = plot.read_rows(csv, "gpu,stage,n,block,metric,value,unit".split(","))
     specs = [next((c for c in table.COUNTERS if m in c[4] or m == c[0]), None)
-             or sys.exit(f"tables.py: {m} is no counter of metrics/table.py's COUNTERS")
+             or sys.exit(f"tables.py: {m} is no counter of tools/metrics/table.py's COUNTERS")
              for m in metrics.split(",")]
     at = {}  # (stage, n, block): {metric: value}, in the order of the stages, then of the CSV
     for s in stage.split(","):
@@ -188,12 +190,12 @@ def allreduce(csv):
 
 
 DIVS = {  # a div: what makes its LaTeX from the newest CSV of a kind; what makes that CSV
-    "harris": (harris, "bench/*/results.csv", "make bench"),
-    "harrisplot": (harrisplot, "bench/*/results.csv", "make bench"),
-    "measured": (lambda csv: note(peak(csv)), "bench/*/results.csv", "make bench"),
-    "variants": (variants, "bench/*/variants.csv", "make variants"),
-    "counters": (counters, "metrics/*/metrics.csv", "make metrics"),
-    "allreduce": (allreduce, "bench/*/allreduce.csv", "make bench-step09"),
+    "harris": (harris, "results/*/results.csv", "make bench"),
+    "harrisplot": (harrisplot, "results/*/results.csv", "make bench"),
+    "measured": (lambda csv: note(peak(csv)), "results/*/results.csv", "make bench"),
+    "variants": (variants, "results/*/variants.csv", "make variants"),
+    "counters": (counters, "results/*/metrics.csv", "make metrics"),
+    "allreduce": (allreduce, "results/*/allreduce.csv", "make bench-step09"),
 }
 
 
@@ -206,7 +208,10 @@ def main(argv):
         inspect.signature(make).bind("CSV", **attrs)
     except TypeError as e:
         sys.exit(f"tables.py {argv[1]}: {e}")
-    csv = max(glob.glob(pattern), key=lambda p: (os.path.getmtime(p), p), default=None)
+    gpu = os.environ.get("SLIDES_GPU")
+    mine = gpu and os.path.join("results", gpu, os.path.basename(pattern))
+    csv = mine if mine and os.path.exists(mine) else max(
+        glob.glob(pattern), key=lambda p: (os.path.getmtime(p), p), default=None)
     print(make(csv, **attrs) if csv else placeholder(command))
 
 

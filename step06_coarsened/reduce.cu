@@ -16,7 +16,7 @@
 #include "check.h"
 #include "reduce.h"
 
-#define COARSE_FACTOR 2 /* loads in flight a thread: COARSE_FACTOR * 2 (bench/variants/) */
+#define COARSE_FACTOR 2 /* loads in flight a thread: COARSE_FACTOR * 2 (variants/) */
 
 const struct stage_info STAGE = {.on_gpu = true};
 

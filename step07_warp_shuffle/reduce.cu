@@ -15,7 +15,7 @@
 #include "check.h"
 #include "reduce.h"
 
-#define COARSE_FACTOR 2 /* loads in flight a thread: COARSE_FACTOR * 2 (bench/variants/) */
+#define COARSE_FACTOR 2 /* loads in flight a thread: COARSE_FACTOR * 2 (variants/) */
 #define WARP_SIZE 32
 #define FULL_MASK 0xffffffffu /* all 32 lanes take part in each shuffle */
 

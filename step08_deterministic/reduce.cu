@@ -17,7 +17,7 @@
 #include "check.h"
 #include "reduce.h"
 
-#define COARSE_FACTOR 2 /* loads in flight a thread: COARSE_FACTOR * 2 (bench/variants/) */
+#define COARSE_FACTOR 2 /* loads in flight a thread: COARSE_FACTOR * 2 (variants/) */
 #define WARP_SIZE 32
 #define FULL_MASK 0xffffffffu /* all 32 lanes take part in each shuffle */
 #define BLOCK 256             /* fixed, as is the grid below: the order depends on n alone */

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# check_handout.sh: proves `make handout` (common/handout.sh) without a GPU, on the tarball unpacked
+# check_handout.sh: proves `make handout` (tools/handout.sh) without a GPU, on the tarball unpacked
 # under build/handout-check/: what the handout holds and leaves out, each stage's TODOs, the targets
 # that say they are not there, that every stage builds (int32 and float32), that `make test` fails
 # each stage still to write and passes step00, and that all of it is written under build/. Prints
 # one line per check, then "check_handout: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source common/handout.sh # stage_file, code, prelude, stage_code, kept
+source tools/handout.sh # stage_file, code, prelude, stage_code, kept
 
 passed=0 failed=0
 pass() { echo "ok: $*"; passed=$((passed + 1)); }
@@ -32,26 +32,27 @@ done < <(kept)
 bad=$(diff -rq "$tmp" "$h" | paste -sd ' ' || true)
 [ -z "$bad" ] && pass "every tracked file is there as it is, and none of OMIT's" || fail "$bad"
 
-# Each stage from 01 on: opening comment over the previous stage's code, a TODO per hunk.
-mapfile -t stages < <(bash common/stages.sh)
+# Each stage from 01 on: opening comment over the code of the stage it follows, a TODO per hunk.
+mapfile -t stages < <(python3 tools/stages.py list --kind cpu,gpu)
 for ((i = 1; i < ${#stages[@]}; i++)); do
     s=${stages[i]} nn=${stages[i]:4:2} f=$(stage_file "${stages[i]}")
+    before=$(python3 tools/stages.py previous "$s")
     out=$h/$s/reduce.cu
     todo="^[[:space:]]*/\\* TODO \\(stage $nn\\): [^*]*\\. \\*/\$"
     grep -vE "$todo" "$out" > "$tmp/stripped"
-    stage_code "${stages[i - 1]}" > "$tmp/prev"
+    stage_code "$before" > "$tmp/prev"
     todos=$(grep -cE "$todo" "$out" || true)
     hunks=$(diff -U0 "$tmp/prev" <(code "$f") | grep -c '^@@ ' || true)
     if ! cmp -s <(prelude "$tmp/stripped") <(prelude "$f"); then
         fail "$out: the text above the first #include is not $f's opening comment"
     elif ! cmp -s <(code "$tmp/stripped") "$tmp/prev"; then
-        fail "$out without its TODO lines is not ${stages[i - 1]}'s code: $(diff <(code "$tmp/stripped") "$tmp/prev" | head -n 3 | paste -sd ' ')"
+        fail "$out without its TODO lines is not $before's code: $(diff <(code "$tmp/stripped") "$tmp/prev" | head -n 3 | paste -sd ' ')"
     elif grep -q 'TODO' "$tmp/stripped"; then
         fail "$out has a TODO comment that is not one line of the form /* TODO (stage $nn): hint. */"
     elif [ "$todos" -ne "$hunks" ] || [ "$hunks" -eq 0 ]; then
         fail "$out has $todos TODO (stage $nn) comments for $hunks hunks"
     else
-        pass "$s/reduce.cu: ${stages[i - 1]}'s code under stage $nn's comment, $todos TODO (stage $nn)"
+        pass "$s/reduce.cu: $before's code under stage $nn's comment, $todos TODO (stage $nn)"
     fi
 done
 

@@ -127,21 +127,17 @@ class Sandbox:
 
 # ---- The repository's stages ---------------------------------------------------------------
 @functools.cache
-def stage_dirs():
-    """The stages' folders, as common/stages.sh lists them (the one place the list is made)."""
-    out = subprocess.run(["bash", os.path.join(ROOT, "common", "stages.sh"), ROOT], check=True,
-                         capture_output=True, text=True).stdout
-    return [os.path.join(ROOT, s) for s in out.split()]
+def stage_of(stage):
+    """The Stage (tools/stages.py) of `stage` (stepNN): its folder and its stage.ini."""
+    return lessons.stages.find(lessons.STAGES, stage)
 
 
 def source_of(stage):
     """The repository's own file of stage `stage` (stepNN), or None."""
-    return next((f for d in stage_dirs() if os.path.basename(d).startswith(stage + "_")
-                 for f in glob.glob(os.path.join(d, "reduce.c*"))), None)
+    return stage_of(stage).source
 
 
-def previous(stage):
-    return "step%02d" % (int(stage[4:]) - 1)
+previous = lessons.previous  # the stage stepNN follows (its stage.ini's follows), as stepMM
 
 
 def float_build(build):
@@ -177,7 +173,7 @@ class Reference:
         """(counters, None) of stage `stage`'s lesson at (n, block), or at its own largest size
         where it cannot take n (stage 04 as stage 05's predecessor); (None, why) when it could not
         be profiled. step00 runs no kernel: all 0."""
-        if stage == "step00":
+        if lessons.runs_no_kernel(stage):
             return dict(lessons.counters(size[0], []), stage=stage), None
         return self.profiled(stage, size if self.takes(stage, size[0]) else SMALL)
 
@@ -363,11 +359,12 @@ def lesson(graded, sub, ref):
         return False, "not checked: " + (why_prev or why_this)
     ok, lines = lessons.judge(s, dict(mine, stage="yours"), prev, this)
     text = "; ".join(lines)
-    if s == "step08":
-        r_ok, r_text, msg, _, _ = run_tests(os.path.join(float_build(graded), "test_deterministic"),
-                                            sub, "replay")
+    replay = stage_of(s).float32_replay  # stage 8's test_deterministic: its lesson is an order
+    if replay:
+        r_ok, r_text, msg, _, _ = run_tests(os.path.join(float_build(graded), replay), sub,
+                                            "replay")
         ok = ok and r_ok
-        text += "; float32 exact replay (test_deterministic): " + r_text + (
+        text += "; float32 exact replay (%s): " % replay + r_text + (
             " (%s)" % msg if msg else "")
     sub.caught += ["lesson"] * (not ok)
     return ok, text
@@ -379,16 +376,17 @@ def grade(sub, graded, ref):
     shutil.rmtree(sub.folder, ignore_errors=True)
     os.makedirs(sub.folder)
     s, float_graded = sub.stage, float_build(graded)
+    replay = stage_of(s).float32_replay
     say("== %s: %s as %s" % (sub.name, sub.src or source_of(s), s))
     if sub.src:
         remove(*(os.path.join(d, f) for d in (graded, float_graded) for f in (
-            "obj/stage_%s.o" % s, "obj/depth_%s.o" % s, s, "test_" + s, "bench_" + s,
-            "test_deterministic")))
+            "obj/stage_%s.o" % s, "obj/depth_%s.o" % s, s, "test_" + s, "bench_" + s) +
+            ((replay,) if replay else ())))
         logs = [os.path.join(sub.folder, f) for f in ("build.log", "build.float.log")]
         ok = make([os.path.join(graded, t) for t in (s, "test_" + s, "bench_" + s)], logs[0],
                   BUILD=graded, GRADE_STEP=s, GRADE_SRC=sub.src)
-        if ok and s == "step08":
-            ok = make([os.path.join(float_graded, "test_deterministic")], logs[1], True,
+        if ok and replay:
+            ok = make([os.path.join(float_graded, replay)], logs[1], True,
                       BUILD=float_graded, GRADE_STEP=s, GRADE_SRC=sub.src)
         if not ok:
             log = read(logs[0]) + read(logs[1])
@@ -400,7 +398,7 @@ def grade(sub, graded, ref):
             sub.seconds = time.time() - start
             return
         sub.took["build"] = time.time() - start
-    if s == "step08":
+    if replay:
         sub.types = "int32 and float32 (the replay)" if TYPE == "int" else "float32"
     for name, check, hung in (("correct", correct, None), ("race-free", sanitize, None),
                               ("fast enough", speed, "not timed (the tests hang)"),
@@ -489,13 +487,15 @@ def grade_all(build, stages, subs, out, what):
     remove(*(os.path.join(out, f) for f in ("report.md", "class.csv", "junit.xml")))
     ours = not any(sub.src for sub in subs)  # the repository's stages: their tests are built too
     targets = [os.path.join(build, t) for s in stages for t in [s, "bench_" + s] +
-               [previous(s)] * (previous(s) != "step00") + ["test_" + s] * ours]
+               [previous(s)] * (not lessons.runs_no_kernel(previous(s))) + ["test_" + s] * ours]
     built, built_float = (os.path.join(logs, f) for f in ("build.log", "build.float.log"))
     if not make(targets, built):
         die(2, "the repository's own stages did not build (%s)." % built)
-    replay = [os.path.join(float_build(build), "test_deterministic")]
-    if "step08" in stages and ours and not make(replay, built_float, True):
-        die(2, "the repository's float32 stage 8 did not build (%s)." % built_float)
+    replays = {s: stage_of(s).float32_replay for s in stages if stage_of(s).float32_replay}
+    replay = [os.path.join(float_build(build), t) for t in replays.values()]
+    if replay and ours and not make(replay, built_float, True):
+        die(2, "the repository's float32 %s did not build (%s)." % (
+            " and ".join("stage %d" % int(s[4:]) for s in replays), built_float))
     probe = os.path.join(logs, "probe.log")
     if run([os.path.join(build, stages[0]), "--n", "1", "--reps", "1"], probe, LIMIT) == 3:
         die(3, "%s: grading runs on a CUDA GPU; nothing was graded." % read(probe).strip()[:300])
@@ -511,9 +511,11 @@ def grade_all(build, stages, subs, out, what):
               "within %.1fx of the repository's own stage, measured in this run; **lesson**: "
               "each counter of the stage's lesson (tests/lessons.py, Nsight Compute) on the "
               "stage's side of the midpoint between the repository's stage NN-1 and stage NN, "
-              "measured in this run (stage 8: and its float32 exact replay)." % (
+              "measured in this run%s." % (
                   time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), gpu, what,
-                  "int32" if TYPE == "int" else "float32", LIMIT, SPEED))
+                  "int32" if TYPE == "int" else "float32", LIMIT, SPEED, "".join(
+                      " (stage %d: and its float32 exact replay)" % t.number
+                      for t in lessons.STAGES if t.float32_replay)))
     write_reports(out, subs, gpu, header)
     say("== grade report (%s; JUnit XML: %s; class table: %s)" % tuple(
         os.path.join(out, f) for f in ("report.md", "junit.xml", "class.csv")))
@@ -550,19 +552,21 @@ def submissions_in(folder, stage, out):
 
 # ---- make mutants --------------------------------------------------------------------------
 def mutants(build, names):
-    """Every tests/mutants/NAME.patch (one mistake, 'Caught by: WHY') and every stage NN-1's own
-    file handed in as stage NN (caught by: lesson), graded as classes, one per stage."""
+    """Every stepNN_name/mutants/NAME.patch (one mistake, 'Caught by: WHY') and the file of the
+    stage each stage follows handed in as it (caught by: lesson), graded as classes, one per
+    stage."""
     found = {}
-    for p in sorted(glob.glob(os.path.join(HERE, "mutants", "*.patch"))):
-        base, want = (re.search(r, read(p), re.M).group(1)
-                      for r in (r"^--- (\S+)", r"^Caught by: *(\S+)"))
-        found[os.path.basename(p)[:-6]] = (base.split("_")[0], want, p)
-    gpu = [b[:6] for b in map(os.path.basename, stage_dirs()) if not b.startswith("step00")]
-    for prev, s in zip(gpu, gpu[1:]):
-        found["%s_as_%s" % (prev, s)] = (s, "lesson", source_of(prev))
+    gpu = [t for t in lessons.STAGES if t.kind == "gpu"]
+    for t in gpu:
+        for name, p in t.mutants.items():
+            found[name] = (t.short, re.search(r"^Caught by: *(\S+)", read(p), re.M).group(1), p)
+    for t in gpu:
+        prev = lessons.stages.previous(lessons.STAGES, t)
+        if prev.kind == "gpu":
+            found["%s_as_%s" % (prev.short, t.short)] = (t.short, "lesson", prev.source)
     for n in names:
         if n not in found:
-            die(2, "no mutant %s (tests/mutants/%s.patch, or stepNN_as_stepMM)." % (n, n))
+            die(2, "no mutant %s (stepNN_name/mutants/%s.patch, or stepNN_as_stepMM)." % (n, n))
     chosen = {n: found[n] for n in (names or sorted(found))}
     folder = os.path.join(build, "mutants")
     build_only, subs = os.environ.get("MUTANTS_BUILD_ONLY"), []
@@ -572,7 +576,7 @@ def mutants(build, names):
         subs.append(Submission(name, stage, dest, os.path.join(folder, stage)))
         if not origin.endswith(".patch"):
             shutil.copyfile(origin, dest)
-        elif subprocess.run(["bash", os.path.join(ROOT, "bench", "variant.sh"), origin, dest],
+        elif subprocess.run(["bash", os.path.join(ROOT, "tools", "bench", "variant.sh"), origin, dest],
                             cwd=ROOT).returncode:
             die(2, "the mutant %s does not apply." % name)
         if build_only:

@@ -3,7 +3,7 @@
 
 A right sum proves a kernel correct, not that its author did the stage's lesson: stage NN-1's
 code sums right too (and an untouched handout file is exactly that). Each lesson changes something
-Nsight Compute counts, the counters its README and metrics/README.md cite. make grade
+Nsight Compute counts, the counters its README and tools/metrics/README.md cite. make grade
 (tests/grade.py) profiles one reduce() call, every kernel it launches (`ncu --profile-from-start
 off`: the harness brackets its first run with cudaProfilerStart/Stop), of the graded file and of
 the repository's stages NN and NN-1, at the same n (README.md's "Graders" says which). The rule,
@@ -12,20 +12,22 @@ midpoint between stage NN-1's value and stage NN's; a counter on which the two a
 nothing (none does, today). Stage 8 is also graded by its float32 exact replay, in grade.py:
 its lesson is an order.
 
-    lessons.py selftest   the rule and the parsing, on metrics/testdata/
+    lessons.py selftest   the rule and the parsing, on tools/metrics/testdata/
     lessons.py model BUILD  the rule on the CPU model's counters (model/counters.cc) instead of
                           Nsight Compute's: each stage NN must pass its own lesson and stage NN-1
                           fail it, at the sizes make grade uses; BUILD/counters/stepNN must be built
 
-Python 3 standard library only; reads ncu's CSV with metrics/table.py.
+Python 3 standard library only; reads ncu's CSV with tools/metrics/table.py.
 """
 import math
 import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "metrics"))
-import table  # noqa: E402  (metrics/table.py: ncu's CSV, the instanced sass__ metrics)
+TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
+sys.path[:0] = [TOOLS, os.path.join(TOOLS, "metrics")]
+import stages  # noqa: E402  (tools/stages.py: the stages and what each follows)
+import table  # noqa: E402  (tools/metrics/table.py: ncu's CSV, the instanced sass__ metrics)
 
 # The counters the lessons use: name here -> ncu's metric (NAME[OP]: instance OP of an instanced
 # metric). Summed over every kernel of the profiled reduce() call.
@@ -46,34 +48,20 @@ METRIC = {
 
 # Each stage's lesson, as what it changes: (stage, what is counted, numerator, denominator or None
 # for the numerator alone), both counters of `counters`: n is the elements summed, threads and
-# warps those launched, ld_bytes 32 per load sector, all kernels together.
-LESSONS = [
-    # 01 data parallelism: a thread per element, each adding it with an atomic
-    ("step01", "atomicAdd instructions (RED) per element", "red", "n"),
-    ("step01", "threads per element", "threads", "n"),
-    # 02 a tree in one block, in place, with a barrier each round: no atomics
-    ("step02", "atomicAdd instructions (RED) per element", "red", "n"),
-    ("step02", "global store sectors per element", "st_sectors", "n"),
-    ("step02", "barriers (BAR) per warp", "bar", "warps"),
-    # 03 strided addressing: the active threads packed into whole warps, coalesced
-    ("step03", "active threads per warp instruction", "thread_inst", "inst"),
-    ("step03", "global load sectors per element", "ld_sectors", "n"),
-    # 04 the tree in shared memory: the input is read once and never written
-    ("step04", "shared-memory load instructions per element", "shared_ld", "n"),
-    ("step04", "global store sectors per element", "st_sectors", "n"),
-    # 05 a segment per block, one atomicAdd per block: any n
-    ("step05", "elements per block", "n", "grid"),
-    ("step05", "atomicAdd instructions (RED) per block", "red", "grid"),
-    # 06 a grid that fills the GPU once, several elements a thread
-    ("step06", "waves of blocks per multiprocessor", "waves", None),
-    ("step06", "elements per thread", "n", "threads"),
-    # 07 warp shuffles instead of the shared-memory tree, 16-byte loads
-    ("step07", "bytes per global load instruction", "ld_bytes", "ld_requests"),
-    ("step07", "shared-memory load instructions per block", "shared_ld", "grid"),
-    ("step07", "warp shuffles (SHFL) per warp", "shfl", "warps"),
-    # 08 a slot per block summed in a fixed order: no atomicAdd of partial sums
-    ("step08", "atomicAdd instructions (RED) per block", "red", "grid"),
-]
+# warps those launched, ld_bytes 32 per load sector, all kernels together. Each stage's [lesson]
+# in its stage.ini (tools/stages.py), where a comment says what the lesson changes.
+STAGES = stages.load()
+LESSONS = [(s.short, what, num, den) for s in STAGES for what, num, den in s.lesson]
+
+
+def previous(stage):
+    """The short name of the stage `stage` (stepNN) follows: its stage.ini's follows."""
+    return stages.previous(STAGES, stage).short
+
+
+def runs_no_kernel(stage):
+    """Whether `stage` is the CPU reference (step00): every counter 0."""
+    return stages.find(STAGES, stage).kind == "cpu"
 
 
 def value(c, numerator, denominator):
@@ -137,7 +125,7 @@ def fmt(x):
 
 
 def selftest():
-    """Real H200 output (metrics/testdata/): step04's counters, and the rule on made-up values."""
+    """Real H200 output (tools/metrics/testdata/): step04's counters, and the rule on made-up values."""
     def parsed(name):
         with open(os.path.join(table.TESTDATA, name), encoding="utf-8") as f:
             return counters(2048, table.parse_reports(f.read()))
@@ -178,7 +166,7 @@ def model_counters(build, stage, size):
     at size (n, block; None: the stage's default), as counters() gives Nsight Compute's. The model
     counts active lanes over memory instructions only (its thread_inst / inst). A stage that
     cannot take n runs at SMALL, as make grade runs it (stage 04 as stage 05's predecessor)."""
-    if stage == "step00":
+    if runs_no_kernel(stage):
         return dict(counters(size[0], []), stage=stage)
     program = os.path.join(build, "counters", stage)
     info = subprocess.run([program, "--stage-info"], capture_output=True, text=True).stdout
@@ -205,7 +193,7 @@ def model(build):
     """Every lesson on the model's counters: stage NN passes it, stage NN-1 fails it."""
     failures = 0
     for stage in dict.fromkeys(row[0] for row in LESSONS):
-        prev = "step%02d" % (int(stage[4:]) - 1)
+        prev = previous(stage)
         this = model_counters(build, stage, BIG)
         size = (this["n"], SMALL[1] if this["n"] == SMALL[0] else None)
         before = model_counters(build, prev, size)

@@ -5,7 +5,7 @@
  * multi-block stages past one block, 2^20, 2^24, 2^31 and 2^32; for several block sizes; on three
  * input patterns. int32 wraps identically on both sides, so even full-range input has one exact
  * sum. A float sum depends on the order of its additions, and every stage has its own
- * (common/FLOAT.md): in the float32 build (make TYPE=float test) each sum must lie within the
+ * (FLOAT.md): in the float32 build (make TYPE=float test) each sum must lie within the
  * bound that holds for any order of n additions (float_sum_bound with d = n - 1) of a
  * double-precision reference, and a sum of quarters (PATTERN_QUARTERS), which every order gets
  * exactly, must be exact, so that a dropped or doubled element fails as in the int32 build.
