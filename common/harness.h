@@ -120,9 +120,10 @@ void *gpu_alloc(size_t bytes, const char *what);
 
 /* How gpu_flush_l2 empties the L2. READ, the default: a kernel reads twice the L2's size of a
  * buffer written once, so the L2 ends full of clean lines that the next kernel simply drops.
- * MEMSET: a cudaMemsetAsync of that buffer, as NVBench and llm.c flush; it leaves the L2 full of
- * dirty lines, whose write-back the next kernel pays (a quarter of CUB's time at 2^24 int32 on an
- * H200). Kept only to measure that cost (tools/bench/flush.cu, README.md). */
+ * MEMSET: a cudaMemsetAsync of that buffer, the way NVBench and llm.c flush (they memset exactly
+ * the L2's size); it leaves the L2 full of dirty lines, whose write-back the next kernel pays (a
+ * quarter of CUB's time at 2^24 int32 on an H200). Kept only to measure that cost
+ * (tools/bench/flush.cu, README.md). */
 enum l2_flush { L2_FLUSH_READ, L2_FLUSH_MEMSET };
 void gpu_set_l2_flush(enum l2_flush how);
 

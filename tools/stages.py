@@ -144,10 +144,12 @@ def load(root=ROOT):
         where = f"{s.name}/stage.ini: [speedup]"
         if s.row is None:  # else it would drop out of the speed-up table unseen
             raise StageError(f"{s.name}/stage.ini has no [speedup]: its row in the speed-up table")
-        if s.row not in [s.name, *s.variants] + [t.name for t in stages if t.owns_row()]:
+        own = s.row == s.name or s.row.startswith(s.short + "_")  # itself, or a variant (which
+        # a handout leaves out)
+        if not own and s.row not in [t.name for t in stages if t.owns_row()]:
             raise StageError(f"{where} row = {s.row} is neither the stage, one of its variants "
                              "nor a stage with a row of its own")
-        if (s.what is None) != (s.label is None) or s.row not in (s.name, *s.variants) and s.what:
+        if (s.what is None) != (s.label is None) or not own and s.what:
             raise StageError(f"{where}: a row of its own needs what = and label = both; a row "
                              "timed by another stage neither")
     if sum(s.cub for s in stages) > 1:
