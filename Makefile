@@ -133,7 +133,7 @@ TEST_PROGS := $(if $(STEP),$(addprefix $(BUILD)/test_,$(filter $(TEST_STEPS),$(S
 
 test: deps ## build and run the Criterion tests, report per stage (STEP="04 05": those stages only)
 	@$(if $(filter-out $(SHORT) $(PROGRAM_SHORT),$(TEST_STEPS)),echo "make test: STEP must list \
-	  stages from $(firstword $(SHORT) $(PROGRAM_SHORT)) to $(lastword $(SHORT) $(PROGRAM_SHORT)) \
+	  stages from $(patsubst step%,%,$(firstword $(SHORT)) to $(lastword $(SHORT) $(PROGRAM_SHORT))) \
 	  (got '$(STEP)')." >&2; exit 2)
 	@$(foreach p,$(PROGRAM_SHORT),$(if $(WHY.$(p)),echo "make test: $(p) left out: $(WHY.$(p))";))
 	@MAKE='$(MAKE)' bash tests/run.sh $(BUILD) $(TEST_PROGS)
@@ -151,9 +151,10 @@ have_gpu = $(if $(NO_GPU),echo "make $(1): no CUDA device ($(NO_GPU)): $(2)." >&
   $(filter cpu,$(MODEL)),echo "make $(1): MODEL=cpu runs the CPU model$(,) whose times mean \
   nothing: $(2) (leave MODEL out$(,) or MODEL=gpu)." >&2; exit 2,:))
 
-# make bench STEP="07 08": those stages only, their rows replaced in the CSV. float32 has its own CSV.
-# Stages 02 and 03 take one block; their lessons are timed at scale by their segmented variants
-# (AT_SCALE: the variants their stage.ini names as their row), which make bench runs with the stages.
+# make bench STEP="07 08": those stages only, their rows replaced in the CSV. float32 has its own
+# CSV. Stages 02 and 03 take one block; their lessons are timed at scale by their segmented variants
+# (AT_SCALE: the variants their stage.ini names as their row), which make bench runs with the
+# stages.
 BENCH_STAGES := $(if $(STEP),$(foreach s,$(TEST_STEPS),$(filter $(s) $(s)_segmented,$(GPU_SHORT) $(AT_SCALE))),\
                   $(GPU_SHORT) $(AT_SCALE))
 bench: ## every GPU stage (STEP=NN: those) and stages 02-03 at scale against CUB and a copy, 2^10..2^30: CSV + plot
@@ -228,7 +229,7 @@ sanitize: ## compute-sanitizer on every GPU stage (on the CPU model: its memory,
 # make grade STEP=05 SUBMISSIONS=dir/: every dir/<student>/reduce.cu and dir/<student>.cu (tests/grade.py).
 GRADE_STEPS := $(if $(STEP),$(TEST_STEPS),$(GPU_SHORT))
 grade: ## on a GPU: tests, compute-sanitizer, speed and the lesson's counters vs ours: build/grade/report.md (STEP=NN, SRC=file or SUBMISSIONS=dir)
-	@$(foreach p,$(filter $(PROGRAM_SHORT),$(GRADE_STEPS)),echo "make grade: stage $(p:step%=%) is a program \
+	@$(foreach p,$(filter $(PROGRAM_SHORT),$(GRADE_STEPS)),echo "make grade: stage $(patsubst 0%,%,$(p:step%=%)) is a program \
 	  of its own, graded by its own tests: make test STEP=$(p:step%=%) (on every GPU the machine has)." >&2; exit 2;)
 	@$(if $(filter-out $(GPU_SHORT),$(GRADE_STEPS)),echo "make grade: STEP must list GPU stages from 01 to \
 	  $(patsubst step%,%,$(lastword $(SHORT))) (got '$(STEP)'); stage 00 runs on the CPU: make test STEP=00." >&2; exit 2)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # model/bench.sh BUILD "ROWS" "ONE_BLOCK": make bench-model (the Makefile gives the lists, from the
-# stages' stage.ini: ROW_STAGES and ONE_BLOCK_STAGES). The CPU model's speed on one core of this machine
-# (taskset -c 0), each stage's kernels against step00's sequential loop on the same input
+# stages' stage.ini: ROW_STAGES and ONE_BLOCK_STAGES). The CPU model's speed on one core of this
+# machine (taskset -c 0), each stage's kernels against step00's sequential loop on the same input
 # (model/bench.c): the multi-block stages at n = 2^24 (block 256; stages 02 and 03 as their
 # segmented variants, stepNN_name/variants/, since they take one block: n <= 2048), the single-block
-# stages at their n = 2048 (block 1024), all with AddressSanitizer, the model's default build;
-# then every stage at n = 2^16 with ThreadSanitizer (BUILD/thread/). Medians of 3 (1 under
+# stages at their n = 2048 (block 1024), all with AddressSanitizer, the model's default build; then
+# every stage at n = 2^16 with ThreadSanitizer (BUILD/thread/). Medians of 3 (1 under
 # ThreadSanitizer). Writes results/cpu_model/model.csv and prints it.
 set -euo pipefail
 build=${1:?usage: model/bench.sh BUILD "ROWS" "ONE_BLOCK"} rows=${2:?} one_block=${3:?}

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# model/mutants.sh BUILD [MUTANT...]: make mutants on the CPU model (MODEL=cpu, no GPU needed).
-# Each known-wrong kernel of stepNN_name/mutants/ (default: all) is built as its stage, by the model,
+# model/mutants.sh BUILD [MUTANT...]: make mutants on the CPU model (MODEL=cpu, no GPU needed). Each
+# known-wrong kernel of stepNN_name/mutants/ (default: all) is built as its stage, by the model,
 # twice: with AddressSanitizer (BUILD/model-mutants/NAME/stepNN) and with ThreadSanitizer
-# (.../thread/stepNN), and run as tests/sanitize.sh runs a stage (n = 100003 and 1000, single-
-# block stages 2047 and 33, a partial last block each; ThreadSanitizer in three schedules), plus
-# n = 2^24 + 3 with 32 threads a block, the tests' largest. What caught it is one of
+# (.../thread/stepNN), and run as tests/sanitize.sh runs a stage (n = 100003 and 1000, single- block
+# stages 2047 and 33, a partial last block each; ThreadSanitizer in three schedules), plus n = 2^24
+# + 3 with 32 threads a block, the tests' largest. What caught it is one of
 #   sum        a wrong sum (result=MISMATCH): what the tests see
 #   memory     AddressSanitizer: an access outside an allocation or a shared array (memcheck)
 #   race       ThreadSanitizer: a data race (racecheck; on a GPU, shared memory only)

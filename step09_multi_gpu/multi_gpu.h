@@ -1,5 +1,6 @@
 /* multi_gpu.h: stage 9's two uses of NCCL, one process driving every GPU (multi_gpu.cu).
- * main.cu is the program (build/step09); step09_multi_gpu/test_multi_gpu.c calls these functions directly. */
+ * main.cu is the program (build/step09); step09_multi_gpu/test_multi_gpu.c calls these functions
+ * directly. */
 #ifndef MULTI_GPU_H
 #define MULTI_GPU_H
 

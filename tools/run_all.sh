@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run_all.sh BUILD STAGE...: runs each stage program on its default input and prints one table.
-# Without a CUDA device it runs the CPU stage (step00) and says plainly that the GPU stages need one.
+# Without a CUDA device it runs the CPU stage (step00) and says plainly that the GPU stages need
+# one.
 set -u
 build=$1
 shift

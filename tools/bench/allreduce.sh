@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # allreduce.sh BUILD [GPUS]: `make bench-step09`. Runs BUILD/step09 --bench (on GPUS GPUs, default
-# every visible one) into results/<gpu name>/allreduce.csv, where the rows of runs on other numbers of
-# GPUs are kept and those of the same number replaced (all rows, where its header is an older
-# step09's), then draws results/<gpu name>/allreduce.png (tools/bench/plot_allreduce.py) and prints its
-# table. NCCL_NVLS_ENABLE=0 unless set (see step09).
+# every visible one) into results/<gpu name>/allreduce.csv, where the rows of runs on other numbers
+# of GPUs are kept and those of the same number replaced (all rows, where its header is an older
+# step09's), then draws results/<gpu name>/allreduce.png (tools/bench/plot_allreduce.py) and prints
+# its table. NCCL_NVLS_ENABLE=0 unless set (see step09).
 set -euo pipefail
 build=$1 gpus=${2:-}
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}

@@ -15,7 +15,8 @@ and cumulative speed-up at n = 2^24 and 2^28, from the benchmark CSV of `make be
                     repository root), else --csv, else the newest results/*/results.csv.
 
 The tables' caption says where each number comes from. A stage without a row at an n reads
-"not measured: make bench". Standard library; png needs matplotlib (tools/bench/python.sh finds one).
+"not measured: make bench". Standard library; png needs matplotlib (python.sh beside it finds
+one). The rows, their words and labels come from each stage's [speedup] (tools/stages.py).
 """
 import argparse
 import glob

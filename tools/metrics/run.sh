@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # run.sh BUILD STAGE... [NAME=PATH[:ARGS]...]: `make metrics`, the hardware counters that explain
-# each stage's time (tools/metrics/README.md: the sizes, NAME=PATH:ARGS, NCU=, PYTHON=, METRICS_OUT=).
-# Profiles the first launch of reduce_kernel of each program with ncu, writes
-# <METRICS_OUT>/<gpu name>/metrics.csv and metrics.md (tools/metrics/table.py makes both), prints the
-# table; each run's output and report stay in BUILD/metrics/NAME.log and NAME.ncu-rep.
-# Exit status: 0 ok; 1 a program failed (a wrong sum, an error) or ncu profiled nothing; 2 bad
-# usage; 3 no ncu, no CUDA device, or the GPU's counters restricted to admin users.
+# each stage's time (tools/metrics/README.md: the sizes, NAME=PATH:ARGS, NCU=, PYTHON=,
+# METRICS_OUT=). Profiles the first launch of reduce_kernel of each program with ncu, writes
+# <METRICS_OUT>/<gpu name>/metrics.csv and metrics.md (tools/metrics/table.py makes both), prints
+# the table; each run's output and report stay in BUILD/metrics/NAME.log and NAME.ncu-rep. Exit
+# status: 0 ok; 1 a program failed (a wrong sum, an error) or ncu profiled nothing; 2 bad usage; 3
+# no ncu, no CUDA device, or the GPU's counters restricted to admin users.
 set -uo pipefail
 here=$(dirname "$0")
 py=${PYTHON:-python3}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# selftest.sh: checks make metrics (tools/metrics/) on a machine without a GPU. First table.py's parsing of real
-# NVIDIA H200 output (testdata/), then run.sh end to end with testdata/fake_ncu standing in for
-# ncu and small scripts for the stage programs: the tables, a variant given as NAME=PATH:ARGS, and
-# each failure's sentence and exit status.
+# selftest.sh: checks make metrics (tools/metrics/) on a machine without a GPU. First table.py's
+# parsing of real NVIDIA H200 output (testdata/), then run.sh end to end with testdata/fake_ncu
+# standing in for ncu and small scripts for the stage programs: the tables, a variant given as
+# NAME=PATH:ARGS, and each failure's sentence and exit status.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/reduction-metrics-test-XXXXXX)

@@ -23,8 +23,8 @@ import sys
 
 # One entry per counter, in the order of the lessons: (column label, unit shown, scale, decimals,
 # names). names: ncu's name for it, newest first; an older ncu may know only a later one. NAME[OP]
-# is the instance OP of an instanced metric. tools/metrics/README.md says what each counter means, which
-# lesson it explains and on which ncu and GPU every name was checked.
+# is the instance OP of an instanced metric. README.md beside this file says what each counter
+# means, which lesson it explains and on which ncu and GPU every name was checked.
 COUNTERS = [
     ("time", "µs", 1e-3, 2, ["gpu__time_duration.sum"]),
     ("grid", "blocks", 1, 0, ["launch__grid_size"]),
