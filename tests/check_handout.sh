@@ -36,23 +36,23 @@ bad=$(diff -rq "$tmp" "$h" | paste -sd ' ' || true)
 mapfile -t stages < <(python3 tools/stages.py list --kind cpu,gpu)
 for ((i = 1; i < ${#stages[@]}; i++)); do
     s=${stages[i]} nn=${stages[i]:4:2} f=$(stage_file "${stages[i]}")
-    before=$(python3 tools/stages.py previous "$s")
+    follows=$(python3 tools/stages.py previous "$s")
     out=$h/$s/reduce.cu
     todo="^[[:space:]]*/\\* TODO \\(stage $nn\\): [^*]*\\. \\*/\$"
     grep -vE "$todo" "$out" > "$tmp/stripped"
-    stage_code "$before" > "$tmp/prev"
+    stage_code "$follows" > "$tmp/prev"
     todos=$(grep -cE "$todo" "$out" || true)
     hunks=$(diff -U0 "$tmp/prev" <(code "$f") | grep -c '^@@ ' || true)
     if ! cmp -s <(prelude "$tmp/stripped") <(prelude "$f"); then
         fail "$out: the text above the first #include is not $f's opening comment"
     elif ! cmp -s <(code "$tmp/stripped") "$tmp/prev"; then
-        fail "$out without its TODO lines is not $before's code: $(diff <(code "$tmp/stripped") "$tmp/prev" | head -n 3 | paste -sd ' ')"
+        fail "$out without its TODO lines is not $follows's code: $(diff <(code "$tmp/stripped") "$tmp/prev" | head -n 3 | paste -sd ' ')"
     elif grep -q 'TODO' "$tmp/stripped"; then
         fail "$out has a TODO comment that is not one line of the form /* TODO (stage $nn): hint. */"
     elif [ "$todos" -ne "$hunks" ] || [ "$hunks" -eq 0 ]; then
         fail "$out has $todos TODO (stage $nn) comments for $hunks hunks"
     else
-        pass "$s/reduce.cu: $before's code under stage $nn's comment, $todos TODO (stage $nn)"
+        pass "$s/reduce.cu: $follows's code under stage $nn's comment, $todos TODO (stage $nn)"
     fi
 done
 
