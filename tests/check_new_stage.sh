@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# check_new_stage.sh: proves that a stage is its folder. In a clone of this repository's HEAD
-# under build/new-stage/, it adds a scratch stage 10 the way README.md's "Adding a stage" says: a
+# check_new_stage.sh: proves that a stage is its folder. In a copy of this repository under
+# build/new-stage/, it adds a scratch stage 10 the way README.md's "Adding a stage" says: a
 # copy of stage 7's folder whose warp_reduce folds with __shfl_xor_sync (a butterfly: every lane
 # ends with the warp's sum) instead of __shfl_down_sync, following stage 8 (stage 9, between them,
 # is a program of its own), with a stage.ini of its own and one mutant. Then, with no other edit,
@@ -23,9 +23,13 @@ check() { # check WHAT COMMAND...: the command must succeed
 }
 
 work=$repo/build/new-stage
-rm -rf "$work" && mkdir -p "$work"
-git clone -q --no-hardlinks "$repo" "$work/reduction"
+rm -rf "$work" && mkdir -p "$work/reduction"
+# A copy of the working tree less what git ignores at the top (build/, third_party/), made a git
+# repository of its own: one commit, so that the new folder is all that git status shows.
+tar -C "$repo" --exclude=./.git --exclude=./build --exclude=./third_party --exclude=./.whl \
+    --exclude=./.gl -cf - . | tar -C "$work/reduction" -xf -
 cd "$work/reduction"
+git init -q && git add -A && git -c user.name=check -c user.email=check@localhost commit -qm base
 # --- the new stage: one folder ------------------------------------------------------------
 new=step10_butterfly
 cp -r step07_warp_shuffle "$new"
