@@ -155,7 +155,7 @@ have_gpu = $(if $(NO_GPU),echo "make $(1): no CUDA device ($(NO_GPU)): $(2)." >&
 # CSV. Stages 02 and 03 take one block; their lessons are timed at scale by their segmented variants
 # (AT_SCALE: the variants their stage.ini names as their row), which make bench runs with the
 # stages.
-BENCH_STAGES := $(if $(STEP),$(foreach s,$(TEST_STEPS),$(filter $(s) $(s)_segmented,$(GPU_SHORT) $(AT_SCALE))),\
+BENCH_STAGES := $(if $(STEP),$(foreach s,$(TEST_STEPS),$(filter $(s) $(s)_%,$(GPU_SHORT) $(AT_SCALE))),\
                   $(GPU_SHORT) $(AT_SCALE))
 bench: ## every GPU stage (STEP=NN: those) and stages 02-03 at scale against CUB and a copy, 2^10..2^30: CSV + plot
 	@$(if $(filter-out $(GPU_SHORT),$(TEST_STEPS)),echo "make bench: STEP must list GPU stages (got '$(STEP)')." >&2; exit 2)

@@ -4,9 +4,10 @@
 # copy of stage 7's folder whose warp_reduce folds with __shfl_xor_sync (a butterfly: every lane
 # ends with the warp's sum) instead of __shfl_down_sync, following stage 8 (stage 9, between them,
 # is a program of its own), with a stage.ini of its own and one mutant. Then, with no other edit,
-# each tool must take it as a stage: tools/stages.py, make diff STEP=10, make handout, make test
-# STEP=10 (on the CPU model without a GPU), the grade's and the mutants' build-only path, the
-# speed-up table and its check, and the figures. Prints one line per check, then
+# each tool must take it as a stage: tools/stages.py and its check, make diff STEP=10, make
+# handout, make test STEP=10 (on the CPU model without a GPU), its lesson on the model's counters
+# (tests/lessons.py), the grade's and the mutants' build-only path, the speed-up table and its
+# check, and the figures (the TikZ, and the PNG where LuaLaTeX is installed). Prints one line per check, then
 # "check_new_stage: N passed, N failed". Without a GPU (CI) or with one; about 2 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,8 +73,8 @@ git add "$new" # as its author would: make handout takes tracked files only
 [ ! -d "$repo/third_party" ] || ln -s "$repo/third_party" third_party
 
 # --- each tool takes it -------------------------------------------------------------------
-check "tools/stages.py: step10 follows step08" \
-    test "$(python3 tools/stages.py previous 10)" = step08_deterministic
+check "tools/stages.py: every stage.ini checked; step10 follows step08" bash -c "
+    python3 tools/stages.py check && test \$(python3 tools/stages.py previous 10) = step08_deterministic"
 check "make diff STEP=10: step08's code against step10's" \
     bash -c "make --no-print-directory diff STEP=10 | head -n 2 | paste -sd ' ' |
              grep -qx -- '--- step08_deterministic/reduce.cu +++ $new/reduce.cu'"
@@ -85,6 +86,10 @@ check "make handout: stage 10 is stage 8's code with TODO (stage 10) comments" b
 check "make test STEP=10: its tests pass" bash -c "
     make --no-print-directory test STEP=10 > $work/test.log 2>&1;
     grep -qE '^step10 +compiled, +[0-9]+ run: +[0-9]+ passed, 0 failed' $work/test.log"
+check "its lesson on the model's counters: step10 passes it, step08 fails it" bash -c "
+    make --no-print-directory -j2 SANITIZER=counters BUILD=build/counters build/counters/step08 \
+        build/counters/step10 && python3 tests/lessons.py model build step10 | tail -n 1 |
+    grep -qx 'lessons on the model: 1 of 1 ok'"
 check "the grade's and the mutants' build-only path: step08 handed in as step10, and no_tail" bash -c "
     MUTANTS_BUILD_ONLY=1 python3 tests/grade.py --mutants build step08_as_step10 no_tail |
     grep -c 'as step10, compiles' | grep -qx 2"

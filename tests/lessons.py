@@ -13,9 +13,11 @@ nothing (none does, today). Stage 8 is also graded by its float32 exact replay, 
 its lesson is an order.
 
     lessons.py selftest   the rule and the parsing, on tools/metrics/testdata/
-    lessons.py model BUILD  the rule on the CPU model's counters (model/counters.cc) instead of
-                          Nsight Compute's: each stage NN must pass its own lesson and stage NN-1
-                          fail it, at the sizes make grade uses; BUILD/counters/stepNN must be built
+    lessons.py model BUILD [STAGE...]
+                          the rule on the CPU model's counters (model/counters.cc) instead of
+                          Nsight Compute's: each stage NN (default: all) must pass its own lesson
+                          and the stage it follows fail it, at the sizes make grade uses;
+                          BUILD/counters/stepNN of both must be built
 
 Python 3 standard library only; reads ncu's CSV with tools/metrics/table.py.
 """
@@ -62,6 +64,10 @@ def previous(stage):
 def runs_no_kernel(stage):
     """Whether `stage` is the CPU reference (step00): every counter 0."""
     return stages.find(STAGES, stage).kind == "cpu"
+
+
+# Every counter a lesson's ratio may name: those above, and what counters() adds.
+COUNTERS = sorted(set(METRIC) | {"n", "kernels", "threads", "warps", "ld_bytes"})
 
 
 def value(c, numerator, denominator):
@@ -189,10 +195,12 @@ def model_counters(build, stage, size):
     return c
 
 
-def model(build):
-    """Every lesson on the model's counters: stage NN passes it, stage NN-1 fails it."""
-    failures = 0
-    for stage in dict.fromkeys(row[0] for row in LESSONS):
+def model(build, only=()):
+    """Every lesson (or those of the stages `only`) on the model's counters: stage NN passes it,
+    the stage it follows fails it."""
+    failures, chosen = 0, [s for s in dict.fromkeys(row[0] for row in LESSONS)
+                           if not only or s in only]
+    for stage in chosen:
         prev = previous(stage)
         this = model_counters(build, stage, BIG)
         size = (this["n"], SMALL[1] if this["n"] == SMALL[0] else None)
@@ -204,16 +212,15 @@ def model(build):
         print("%s: %s (n = %d): %s; its own code %s, stage %s's %s" % (
             stage, "ok" if ok else "FAILED", size[0], "; ".join(own_lines),
             "passes" if own else "FAILS", prev, "fails" if not other else "PASSES"))
-    print("lessons on the model: %d of %d ok" % (len(set(r[0] for r in LESSONS)) - failures,
-                                                 len(set(r[0] for r in LESSONS))))
+    print("lessons on the model: %d of %d ok" % (len(chosen) - failures, len(chosen)))
     return 1 if failures else 0
 
 
 def main(argv):
     if argv[1:] == ["selftest"]:
         return selftest()
-    if len(argv) == 3 and argv[1] == "model":
-        return model(argv[2])
+    if len(argv) >= 3 and argv[1] == "model":
+        return model(argv[2], argv[3:])
     print(__doc__.strip(), file=sys.stderr)
     return 2
 

@@ -19,7 +19,10 @@ key = value, which INI says plainly.
     stages.py previous STAGE        the stage STAGE follows (its folder name); exit 1 where none
     stages.py get STAGE KEY         one fact: name, short, title, follows, kind, source, dir
     stages.py make                  the Makefile's variables, on one line (the Makefile evals it)
-    stages.py check                 every stage.ini read and checked; exit 2 naming the first fault
+    stages.py check                 every stage.ini read and checked, with what the tools it names
+                                    know: the lesson's counters (tests/lessons.py), the figure's
+                                    replay (tools/figures/mapping.py), the mutants' "Caught by:";
+                                    exit 2 naming the first fault
 
 STAGE is a folder name (step04_smem), its short name (step04) or its number (04, 4). Exit status:
 0 ok, 1 no such fact (previous of the first stage), 2 a stage.ini is wrong or STAGE is no stage.
@@ -36,7 +39,7 @@ SECTIONS = {  # the keys each section may have ([lesson]'s keys are the counters
     "stage": {"title", "follows", "kind"},
     "lesson": None,
     "speedup": {"row", "what", "label", "cub"},
-    "figure": {"caption", "replay", "n", "block", "warp"},
+    "figure": {"caption", "replay"},
     "grade": {"float32_replay"},
     "metrics": {"also"},
     "bench": {"flagship"},
@@ -58,7 +61,7 @@ class Stage:
     row       its name in make bench's CSV where it has a row in the speed-up table (what, label:
               the table's and the bar's words), or the row that times its lesson (stages 2-4);
               None where it has none
-    figure    {caption, replay, n, block, warp}: its thread-to-data figure, or None
+    figure    {caption, replay}: its thread-to-data figure, or None
     variants  {stepNN_NAME: patch};  mutants: {NAME: patch};  tests: [its own test_*.c]
     """
 
@@ -178,6 +181,36 @@ def harness(stages):
     return [s for s in stages if s.kind != "program"]
 
 
+def check(stages):
+    """What load() leaves to the tools, checked against them: every kernel stage has a lesson of
+    counters tests/lessons.py knows, a figure names a replay of tools/figures/mapping.py and has a
+    caption, a mutant says what must catch it. Raises StageError."""
+    sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tools", "figures")]
+    import lessons  # noqa: E402  (the counters a lesson may use)
+    import mapping  # noqa: E402  (the replays a figure may name)
+    catches = ("tests", "memcheck", "racecheck", "synccheck", "timeout", "huge", "speed", "lesson",
+               "nothing")
+    for s in stages:
+        if s.kind == "gpu" and not s.lesson:
+            raise StageError(f"{s.name}/stage.ini has no [lesson]: make grade could not tell its "
+                             "lesson was done")
+        for what, *counters in s.lesson:
+            bad = [c for c in counters if c and c not in lessons.COUNTERS]
+            if bad:
+                raise StageError(f"{s.name}/stage.ini: lesson '{what}' counts '{bad[0]}', none of "
+                                 f"tests/lessons.py's counters ({', '.join(lessons.COUNTERS)})")
+        if s.figure and (s.figure.get("replay") not in mapping.REPLAYS or
+                         not s.figure.get("caption")):
+            raise StageError(f"{s.name}/stage.ini: [figure] needs a caption and a replay, one of "
+                             f"{', '.join(mapping.REPLAYS)} (tools/figures/mapping.py)")
+        for name, p in s.mutants.items():
+            with open(p) as f:
+                m = re.search(r"^Caught by: *(\S+)", f.read(), re.M)
+            if not m or m.group(1) not in catches:
+                raise StageError(f"{os.path.relpath(p, ROOT)} needs a line 'Caught by: WHAT', "
+                                 f"WHAT one of {', '.join(catches)}")
+
+
 def make_variables(stages):
     """The Makefile's view, one assignment each: the stage lists, the variants and their patches,
     the stages' own tests, and the few stages a tool singles out."""
@@ -244,6 +277,7 @@ def main(argv):
         elif cmd == "make":
             print(make_variables(stages))
         else:
+            check(stages)
             print("stages: " + " ".join(s.short for s in stages) + ": every stage.ini is right")
     except StageError as e:
         print(f"stages.py: {e}.", file=sys.stderr)
