@@ -17,7 +17,8 @@ key = value, which INI says plainly.
     stages.py list [--kind cpu,gpu,program] [--short]   the stages in order, one a line
     stages.py variants              every stage's variants (stepNN_NAME), in order, one a line
     stages.py previous STAGE        the stage STAGE follows (its folder name); exit 1 where none
-    stages.py get STAGE KEY         one fact: name, short, title, follows, kind, source, dir
+    stages.py get STAGE KEY         one fact: name, short, title, follows, kind, source, dir,
+                                    first (the variant that is its lesson's first change)
     stages.py make                  the Makefile's variables, on one line (the Makefile evals it)
     stages.py check                 every stage.ini read and checked, with what the tools it names
                                     know: the lesson's counters (tests/lessons.py), the figure's
@@ -43,6 +44,7 @@ SECTIONS = {  # the keys each section may have ([lesson]'s keys are the counters
     "grade": {"float32_replay"},
     "metrics": {"also"},
     "bench": {"flagship"},
+    "diff": {"first"},
 }
 
 
@@ -63,6 +65,9 @@ class Stage:
               None where it has none
     figure    {caption, replay}: its thread-to-data figure, or None
     variants  {stepNN_NAME: patch};  mutants: {NAME: patch};  tests: [its own test_*.c]
+    first     where the stage's lesson is two changes, the variant that makes the first one
+              (stepNN_NAME, [diff] first = NAME): make diff STEP=NNa shows the previous stage
+              against it, make diff STEP=NN it against the stage; else None
     """
 
     def __init__(self, folder):
@@ -113,6 +118,10 @@ class Stage:
         self.mutants = {os.path.basename(p)[:-6]: p
                         for p in sorted(glob.glob(os.path.join(folder, "mutants", "*.patch")))}
         self.tests = sorted(glob.glob(os.path.join(folder, "test_*.c")))
+        self.first = get("diff", "first") and f"{self.short}_{get('diff', 'first')}"
+        if self.first and self.first not in self.variants:
+            raise StageError(f"{path}: [diff] first = {get('diff', 'first')} names no "
+                             f"variants/{get('diff', 'first')}.patch of this stage")
 
     def owns_row(self):
         """Whether the speed-up table has a row of its own for this stage (or its variant)."""
@@ -269,7 +278,7 @@ def main(argv):
         elif cmd == "get":
             s = find(stages, args[0])
             value = getattr(s, args[1], None) if args[1] in (
-                "name", "short", "title", "follows", "kind", "source", "dir") else None
+                "name", "short", "title", "follows", "kind", "source", "dir", "first") else None
             if value is None:
                 print(f"stages.py: {s.name} has no {args[1]}", file=sys.stderr)
                 return 1
