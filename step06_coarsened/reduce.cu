@@ -1,11 +1,11 @@
-/* Stage 6: thread coarsening, on a grid that fills the GPU once (PMPP 10.8, the course notes'
- * "Coarse Solution").
+/* Stage 6: thread coarsening (PMPP 10.8, the notes' "Coarse Solution": variant step06_lecture),
+ * on a grid that fills the GPU once (Harris 2007 kernel 7, CUB's grid-stride loop).
  *
  * Concept: the price of parallelism. Goal: as many blocks as the GPU runs at once, no more.
  *
  * Stage 5 launched a block per segment of 2 * blockDim.x elements: n / 512 blocks, far more than
- * the GPU holds, so the hardware ran them in waves, each block paying its start, its tree of
- * barriers and its atomic for 2 elements a thread. "If the hardware serializes the surplus
+ * the GPU holds, so the hardware ran them in waves, each block paying its tree of barriers and
+ * its atomic for 2 elements a thread. "If the hardware serializes the surplus
  * blocks, we are better off serializing them ourselves": here the grid is just what fills every
  * multiprocessor once, and each block walks its segments with a grid-stride loop (segment b,
  * b + gridDim.x, ...), each thread adding COARSE_FACTOR * 2 elements a segment into a register,

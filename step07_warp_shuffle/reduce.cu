@@ -2,8 +2,8 @@
  *
  * Concept: the warp, 32 lanes that can read each other's registers. Goal: as fast as NVIDIA's CUB.
  *
- * The last five rounds of stage 6's tree ran inside one warp yet paid a shared-memory store, a
- * load and a block barrier each. __shfl_down_sync lets lane l read lane l + offset's register
+ * The last five rounds of stage 6's tree ran inside one warp yet paid two shared-memory loads,
+ * a store and a block barrier each. __shfl_down_sync lets lane l read lane l + offset's register
  * directly: a warp sums its 32 partial sums in 5 shuffles, no shared memory, no barrier. Each
  * warp's sum goes through a small shared array (one slot a warp), and warp 0 sums those.
  * And each load is 16 bytes (elem4_t, four elements): a quarter of the load instructions for the
