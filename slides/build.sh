@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
-# build.sh (make slides): the lecture deck, build/slides/reduction.pdf (16:9, stages 0-7, at most
-# 40 pages), and its appendix, build/slides/appendix.pdf (stages 8 and 9, at most 12), from
-# slides/*.md: pandoc with slides/include.lua (the stages' code, the measurements), then LuaLaTeX.
-# As root on Debian or Ubuntu it installs what it needs, else names it. A deck fails, kept as
-# build/slides/DECK-failed.pdf, on a SLIDECHECK line of slides/preamble.tex (a code line wider than
-# its frame, a frame that runs into the footline), on text below 8 pt on the 160 mm x 90 mm page
-# (slides/fontcheck.py reads the PDF), and on more pages than its limit.
+# build.sh (make slides): the lecture deck, build/slides/reduction.pdf (16:9, stages 0-7), its
+# speaker notes, build/slides/reduction-notes.pdf (a page per frame: the frame's last slide and
+# its note), and the appendix, build/slides/appendix.pdf (stages 8 and 9) with its notes, from
+# slides/*.md: pandoc with slides/include.lua (the stages' code, the measurements), then LuaLaTeX
+# (a second pass with Beamer's "show only notes" for the notes). As root on Debian or Ubuntu it
+# installs what it needs, else names it.
+#
+# A deck fails, kept as build/slides/DECK-failed.pdf, on:
+# - a SLIDECHECK line of slides/preamble.tex: a code line wider than its frame, a frame that runs
+#   into the footline;
+# - text too small on the 160 mm x 90 mm page, after every scaling (slides/fontcheck.py reads the
+#   finished PDF with pdfminer.six): body text, tables, captions, figure labels and math at least
+#   10 pt; three roles at least 9 pt, and nothing anywhere below: the note under a table and the
+#   footline (\decknote, marked /DeckNote), and code blocks (marked /DeckCode: 10 pt where a block
+#   fits, 9 pt for one of more than 18 lines or 90 columns). preamble.tex writes each role as a PDF
+#   marked-content sequence (BMC ... EMC) around its text, which is how fontcheck.py tells a role
+#   from the body; a figure's labels are enlarged by \deckfigure until they print at 10 pt;
+# - more pages than its limit: the lecture at most 80 (about 54 frames; the tree figures build up
+#   a round a slide, 4 or 5 slides each, and a build-up slide takes seconds: a 90-minute lecture),
+#   the appendix at most 18;
+# - a frame without speaker notes (::: notes), the title's included (title-note:).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=build/slides
-declare -A limit=([reduction]=40 [appendix]=12)
+declare -A limit=([reduction]=80 [appendix]=18)
+declare -A notes_required=([reduction]=1 [appendix]=1)
 
 pkgs=(pandoc texlive-latex-recommended texlive-pictures lmodern texlive-luatex fonts-dejavu-core
     python3 python3-pdfminer python3-matplotlib)
@@ -68,9 +83,23 @@ for deck in reduction appendix; do
             uniq >&2
         bad=1
     fi
-    if ! "$SLIDES_PYTHON" slides/fontcheck.py "$out/$deck.pdf" --min 8 >"$out/$deck.fontcheck"; then
-        sed "s/^/make slides: $deck.pdf: text below 8 pt: /" "$out/$deck.fontcheck" >&2
+    if ! "$SLIDES_PYTHON" slides/fontcheck.py "$out/$deck.pdf" --body 10 --small 9 \
+        --roles DeckNote,DeckCode >"$out/$deck.fontcheck"; then
+        sed "s/^/make slides: $deck.pdf: text below its role's size (10 pt; 9 pt in a note or code):/" \
+            "$out/$deck.fontcheck" >&2
         bad=1
+    fi
+    # Every frame has its note: the frames of the .tex whose body has no \decknotes.
+    if [ -n "${notes_required[$deck]:-}" ]; then
+        bare=$(awk '/^\\begin\{frame\}/ { f = $0; n = 0 } /\\decknotes\{/ { n = 1 }
+            /^\\end\{frame\}/ && !n { print f }' "$out/$deck.tex")
+        grep -q '^\\decktitlenote{' "$out/$deck.tex" || bare="the title page${bare:+
+$bare}"
+        if [ -n "$bare" ]; then
+            sed "s/^/make slides: $deck.pdf: a frame without speaker notes (::: notes): /" \
+                <<<"$bare" >&2
+            bad=1
+        fi
     fi
     pages=$(sed -n 's/^Output written on .* (\([0-9]*\) pages.*/\1/p' "$out/$deck.log")
     if ((pages > limit[$deck])); then
@@ -81,9 +110,22 @@ for deck in reduction appendix; do
     if [ -n "$bad" ]; then
         mv "$out/$deck.pdf" "$out/$deck-failed.pdf"
         failed+=("$deck")
-    else
-        echo "make slides: wrote $out/$deck.pdf ($pages pages, at most ${limit[$deck]})"
+        continue
     fi
+    echo "make slides: wrote $out/$deck.pdf ($pages pages, at most ${limit[$deck]})"
+    # The notes: the same .tex with Beamer's "show only notes", a page per frame with a note.
+    rm -f "$out/$deck-notes.pdf"
+    grep -q '\\decknotes{' "$out/$deck.tex" || continue
+    sed 's/^\\begin{document}$/\\setbeameroption{show only notes}\n&/' "$out/$deck.tex" \
+        >"$out/$deck-notes.tex"
+    for run in 1 2; do
+        max_print_line=10000 lualatex -interaction=nonstopmode -halt-on-error \
+            -output-directory="$out" "$out/$deck-notes.tex" >"$out/lualatex.out" 2>&1 || {
+            grep -A 8 '^!' "$out/$deck-notes.log" >&2
+            echo "make slides: lualatex failed; the log is $out/$deck-notes.log" >&2; exit 1; }
+    done
+    notes=$(sed -n 's/^Output written on .* (\([0-9]*\) pages.*/\1/p' "$out/$deck-notes.log")
+    echo "make slides: wrote $out/$deck-notes.pdf ($notes pages of speaker notes)"
 done
 if ((${#failed[@]})); then
     echo "make slides: FAILED: ${failed[*]}: shorten, split or enlarge what is named above in" \

@@ -9,13 +9,17 @@ TikZ rows of cells and arrows; the figure functions only say where each row goes
 
   python3 tools/figures/mapping.py --tex DIR   DIR/step01.tex .. step07.tex and the deck's own
       DIR/coalescing.tex and coarsening.tex (DECK_FIGURES): bare tikzpictures for the deck,
-      which defines deckblue and deckgray and loads tikz with the arrows.meta library
+      which defines deckblue, deckgray and notefg, \figsize{PT} and the overlay key visible on
+      (slides/preamble.tex) and loads tikz with the arrows.meta library. Each tree is built up
+      round by round: an element of step k > 1 is drawn [visible on=<k->], so the frame shows
+      its rounds one slide each; text is \figsize{8}, {9}, {10} (the deck enlarges it to 10 pt
+      as printed), labels are dark (notefg), and a few labels read better on a projector
   python3 tools/figures/mapping.py --png       stepNN_name/figure.png for the READMEs, through
       LuaLaTeX and pdftoppm (`make figures`); the LaTeX files and the PDF go to build/figures/
 
 Python 3 standard library only. Each picture fits a 16:9 Beamer frame under its title: at most
-12.5 cm x 6 cm (checked when rendering), and no text smaller than \\scriptsize (8 pt): the deck
-scales a figure up to its frame, never below its natural size (slides/fontcheck.py checks).
+12.5 cm x 6 cm (checked when rendering), and no text smaller than \\scriptsize (8 pt). The PNGs
+do not change with the deck's output: --png writes what it always wrote (no steps, \\scriptsize).
 """
 import argparse
 import collections
@@ -27,6 +31,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DECK = False  # --tex: the deck's figures (steps, \figsize, its wording); --png: the PNGs' own
 sys.path.insert(0, os.path.dirname(HERE))
 import stages  # noqa: E402  (tools/stages.py: which stages have a figure, and its replay)
 
@@ -337,8 +342,8 @@ def notes_coarse():
     segment = COARSE_FACTOR * 2 * blockDim * blockIdx
     for t in tr.round("`initial = A[i]`"):
         initial[t] = A[segment + t]
-    for tile in range(1, COARSE_FACTOR * 2):
-        for t in tr.round(f"`initial += A[i + {tile * blockDim}]`"):
+    for tile in range(1, COARSE_FACTOR * 2):  # the deck's label is shorter (its text larger)
+        for t in tr.round(f"`{'' if DECK else 'initial '}+= A[i + {tile * blockDim}]`"):
             i = segment + t
             initial[t] += A[tile * blockDim + i]
     for t in tr.round("store"):
@@ -384,6 +389,10 @@ STYLES = {
     "tick": "draw=deckgray!70",
     "vec": "draw=deckblue, thick",
 }
+# The deck's own: labels in the deck's dark slate (notefg), which reads on a projector.
+DECK_STYLES = {
+    "lab": "font=\\scriptsize, text=notefg, inner sep=1pt, align=left",
+}
 
 
 def tex_text(s):
@@ -407,14 +416,16 @@ class Picture:
     LAYERS = ("back", "lines", "nodes", "front")
 
     def __init__(self, tr=None, thread_colours=0):
-        self.layers = {k: [] for k in self.LAYERS}
+        self.layers = {k: [] for k in self.LAYERS}  # each: [(step, TikZ command)]
+        self.step = 1  # the deck's slide from which what is drawn now shows
         self.colours = THREAD_COLOURS[:thread_colours]
         self.tr, self.at = tr, {}  # at: (array, round) -> {index: (x, y)}
 
     def node(self, p, text, style, width=None, anchor=None, layer="nodes"):
         opts = style + (f", minimum width={width:.2f}cm" if width else "")
         opts += f", anchor={anchor}" if anchor else ""
-        self.layers[layer].append(f"\\node[{opts}] at ({p[0]:.2f},{p[1]:.2f}) {{{text}}};")
+        self.layers[layer].append(
+            (self.step, f"\\node[{opts}] at ({p[0]:.2f},{p[1]:.2f}) {{{text}}};"))
 
     def text(self, p, s, anchor="west", style="lab"):
         self.node(p, tex_text(s), style, anchor=anchor, layer="front")
@@ -422,19 +433,31 @@ class Picture:
     def line(self, a, b, style="ln", op="--", layer="lines"):
         cmd = "\\fill" if style.startswith("band") else "\\draw"
         self.layers[layer].append(
-            f"{cmd}[{style}] ({a[0]:.2f},{a[1]:.2f}) {op} ({b[0]:.2f},{b[1]:.2f});")
+            (self.step, f"{cmd}[{style}] ({a[0]:.2f},{a[1]:.2f}) {op} ({b[0]:.2f},{b[1]:.2f});"))
 
     def rect(self, x1, y1, x2, y2, style, layer="back"):
         self.line((x1, y1), (x2, y2), style, "rectangle", layer)
 
-    def tex(self, comment):
-        body = [line for k in self.LAYERS for line in self.layers[k]]
+    def tex(self, comment, deck=False):
+        """The tikzpicture; deck: the deck's (steps as overlays, \\figsize, dark labels)."""
+        body = [line for k in self.LAYERS for _, line in self.layers[k]]
         for size in re.findall(r"\\(tiny|scriptsize|footnotesize|small)\b",
                                "\n".join(body) + str(STYLES)):
             assert size in FONTS, f"\\{size} is smaller than \\scriptsize"
         colours = "".join(f"\\definecolor{{thread{k}}}{{HTML}}{{{c}}}\n"
                           for k, c in enumerate(self.colours))
         styles = ",\n".join(f"  {k}/.style={{{v}}}" for k, v in STYLES.items())
+        if deck:
+            body = [line if step == 1 else line.replace("[", f"[visible on=<{step}->, ", 1)
+                    for k in self.LAYERS for step, line in self.layers[k]]
+            styles = ",\n".join(f"  {k}/.style={{{DECK_STYLES.get(k, v)}}}"
+                                 for k, v in STYLES.items())
+            body, styles = (re.sub(r"\\(scriptsize|footnotesize|small)\b",
+                                   lambda m: "\\figsize{%d}" % (8 + FONTS.index(m[1])), t)
+                            for t in ("\n".join(body), styles))
+            return (f"% {comment}\n% Drawn by tools/figures/mapping.py --tex for the deck, from the stage's"
+                    f" own loops: change the script, not this file.\n\\begin{{tikzpicture}}[\n"
+                    f"{styles}]\n{colours}" + body + "\n\\end{tikzpicture}\n")
         return (f"% {comment}\n% Drawn by tools/figures/mapping.py from the stage's own loops: change the"
                 f" script, not this file.\n\\begin{{tikzpicture}}[\n{styles}]\n{colours}"
                 + "\n".join(body) + "\n\\end{tikzpicture}\n")
@@ -511,6 +534,8 @@ def figure01(tr, pitch=0.62, x0=1.45):
     pic.text((x0 - 0.4, 0), "`input`", "east")
     pic.text((x0 - 0.4, y), "`threadIdx.x`", "east")
     pic.text((total[0] + 0.55, total[1]), "`sum`: one address\nin global memory")
+    if DECK:  # the deck's caption says it, in one line
+        return pic
     pic.text((x0 - 0.4, total[1] - 0.4),
              "thread `i = blockIdx.x * blockDim.x + threadIdx.x` adds element `i` into `sum`:\n"
              f"{tr.n} `atomicAdd`s on one address, one after another in any order: [a chain,"
@@ -524,9 +549,11 @@ def figure_tree(tr, owner=lambda t: t, pitch=0.56, dy=1.3):
     how many threads and warps work in it. In place, unless stage 4's tree is in shared memory."""
     pic = Picture(tr)
     input, shared = tr.arrays[0], [a for a in tr.arrays if a.space == "shared"]
-    for r in range(len(tr.rounds)):
+    for r in range(len(tr.rounds)):  # the deck: round r on its slide r, the input with round 1
         array = shared[0] if shared and r > 0 else input
+        pic.step = max(r, 1)
         pic.row(array, r, lambda k, y=-r * dy: (k * pitch, y), width=pitch - 0.08)
+    pic.step = 1
     if shared:  # a band behind the rows in shared memory
         last, end = -(len(tr.rounds) - 1) * dy, (tr.blockDim - 0.5) * pitch
         pic.rect(-pitch / 2 - 0.04, -dy + ROW_H / 2 + 0.08, end + 0.04, last - ROW_H / 2 - 0.08,
@@ -539,6 +566,7 @@ def figure_tree(tr, owner=lambda t: t, pitch=0.56, dy=1.3):
     assert all(w.index == owner(w.thread) for w in tr.writes), "a thread wrote what it does not own"
     for r in range(1, len(tr.rounds)):
         y = -r * dy + ROW_H / 2 + R + 0.09  # just above the row the round writes
+        pic.step = r
         active = tr.writers(r)
         busy = {t // tr.warp_size for t in active}
         for warp in range(tr.blockDim // tr.warp_size):  # boxed, blue while any thread works
@@ -558,10 +586,11 @@ def figure_tree(tr, owner=lambda t: t, pitch=0.56, dy=1.3):
 def figure05(tr, g=0.35, x0=1.25, dy=0.74):
     """Two blocks side by side under their segments, each block's tree in its own shared
     memory, drawn with direct arrows (stage 4's tree); then one atomicAdd per block."""
+    g, gap = (0.42, 0.08) if DECK else (g, 0.05)  # the deck's text is larger: room for two digits
     pic = Picture(tr)
     input, sum = tr.arrays[:2]
     seg = 2 * tr.blockDim
-    pic.row(input, 0, lambda k: (x0 + k * g, 0.0), range(tr.gridDim * seg), width=g - 0.05)
+    pic.row(input, 0, lambda k: (x0 + k * g, 0.0), range(tr.gridDim * seg), width=g - gap)
     tree = [r for r in range(1, len(tr.rounds)) if tr.rounds[r] != "atomicAdd"]
     y_of = lambda r: -0.4 - r * dy
     for b, input_s in enumerate(a for a in tr.arrays if a.space == "shared"):
@@ -573,18 +602,24 @@ def figure05(tr, g=0.35, x0=1.25, dy=0.74):
                  f"{(b + 1) * seg - 1}", "south")
         pic.rect(left - g / 2, y_of(1) + ROW_H / 2 + 0.07, left + (seg - 0.5) * g,
                  y_of(tree[-1]) - ROW_H / 2 - 0.07, "band")
-        for r in tree:
+        for k, r in enumerate(tree, 1):  # the deck: a round a slide, then the atomicAdd
+            pic.step = k
             pic.row(input_s, r, lambda t, y=y_of(r): (left + (2 * t + 0.5) * g, y),
                     width=2 * g - 0.08)
-    for r in tree:
+        pic.step = 1
+    for k, r in enumerate(tree, 1):
+        pic.step = k
         pic.arrows(r)
         pic.text((x0 - g / 2 - 0.1, y_of(r)), tr.rounds[r], "east")
+    pic.step = 1
+    pic.text((x0 - g / 2 - 0.1, 0), "`input`", "east")
+    pic.step = len(tree) + 1
     last = len(tr.rounds) - 1
     total = (x0 + (seg - 0.5) * g, y_of(last) - 0.1)
     pic.row(sum, last, lambda k: total, width=0.9)
     pic.arrows(last)
-    pic.text((x0 - g / 2 - 0.1, 0), "`input`", "east")
     pic.text((total[0] - 0.55, total[1]), "one `atomicAdd` a block into `sum`", "east")
+    pic.step = 1
     pic.text((x0 + (tr.gridDim * seg - 0.5) * g, total[1]), "`input_s`: shared memory, one\n"
              f"per block; dashed: past n = {tr.n},\nthe identity, no memory read", "east")
     return pic
@@ -623,17 +658,22 @@ def figure06(tr, g=0.31, x0=1.1, gap=0.5, dy=0.8):
              f" {tiles // 2}), into its register `partial`, then stores it in `input_s[t]`",
              "north west")
     y_of = {"store": -2.3, "stride 2": -2.95, "stride 1": -3.6}
+    step = {"store": 2, "stride 2": 3, "stride 1": 4}  # the deck's slides: the loop first
     for b, input_s in enumerate(a for a in tr.arrays if a.space == "shared"):
         pitch = width / tr.blockDim
+        pic.step = 2
         pic.rect(col(b) - g / 2, y_of["store"] + ROW_H / 2 + 0.07, col(b) - g / 2 + width,
                  y_of["stride 1"] - ROW_H / 2 - 0.07, "band")
         for name, y in y_of.items():
+            pic.step = step[name]
             colour = (lambda t: f"thread{t}") if name == "store" else None
             pic.row(input_s, name, lambda t, y=y, b=b: (col(b) - g / 2 + (t + 0.5) * pitch, y),
                     colour=colour, width=0.62)
     for name, y in y_of.items():
+        pic.step = step[name]
         pic.arrows(name)
         pic.text((x0 - g / 2 - 0.1, y), "`input_s`" if name == "store" else name, "east")
+    pic.step = 4
     total = ((col(0) + col(1) + width - g) / 2, -4.35)
     pic.row(sum, "atomicAdd", lambda k: total, width=0.9)
     pic.arrows("atomicAdd")
@@ -674,10 +714,13 @@ def figure07(tr, g=0.27, x0=0.95, dy=0.47):
     # (b) the first warp_reduce, in warp 0
     pitch, xb, yb, dyb = 0.78, x0 + 0.25, -2.65, 0.72
     names = ["tail"] + [r for r in tr.rounds if r.startswith("offset") and "warp 0" not in r]
-    pic.text((x0 - g / 2 - 0.9, yb + ROW_H / 2 + 0.12), "(b) `warp_reduce`: lane l adds lane"
-             " l + offset's `partial` (`__shfl_down_sync`)", "south west")
+    lane = "lane `l`" if DECK else "lane l"  # the deck's sans-serif l reads as an I
+    pic.text((x0 - g / 2 - 0.9, yb + ROW_H / 2 + 0.12), f"(b) `warp_reduce`: {lane} adds lane"
+             f"{' `l + offset`' if DECK else ' l + offset'}'s `partial` (`__shfl_down_sync`)",
+             "south west")
     for k, name in enumerate(names):
         y = yb - k * dyb
+        pic.step = max(k, 1)  # the deck: an offset a slide
         colour = (lambda t: f"thread{t}") if k == 0 else None
         pic.row(partial, name, lambda t, y=y: (xb + t * pitch, y), range(tr.warp_size),
                 colour=colour, width=pitch - 0.1, hide_dead=True)
@@ -685,9 +728,11 @@ def figure07(tr, g=0.27, x0=0.95, dy=0.47):
             pic.arrows(name, own=False)
         pic.text((x0 - g / 2 - 0.1, y), "lanes" if k == 0 else name, "east")
     xr = xb + (tr.warp_size - 0.5) * pitch + 0.2
-    pic.text((xr, yb), "lane l holds thread l's `partial`")
+    pic.step = 1
+    pic.text((xr, yb), f"{lane} holds thread {'`l`' if DECK else 'l'}'s `partial`")
     pic.text((xr, yb - 1.5 * dyb), "grey: sums no lane reads again\n"
              f"a warp of {tr.warp_size} lanes here; on the GPU\n32 lanes, offsets 16, 8, 4, 2, 1")
+    pic.step = len(names) - 1
     pic.text((xr, yb - 3 * dyb), "[valid in lane 0]: to `warp_sums`")
     return pic
 
@@ -695,7 +740,10 @@ def figure07(tr, g=0.27, x0=0.95, dy=0.47):
 def figure_coalescing(tr2, tr3, x0=1.5, pl=0.42, pe=0.21):
     """One warp's global loads in one round, from the replays at the launch's real size (1024
     threads, n = 2048, warps of 32): (a) stage 3's first round, (b) stage 2's third; the memory
-    as 32-byte sectors of 8 elements. Then both stages' sector reads over the whole block."""
+    as 32-byte sectors of 8 elements. Then both stages' sector reads over the whole block. The
+    deck's: narrower, its labels shorter (its text is larger)."""
+    if DECK:
+        x0, pl, pe = 1.25, 0.38, 0.19
     pic = Picture()
     lane_x = lambda l: x0 + pl / 2 + l * pl
     elem_x = lambda e: x0 + pe / 2 + e * pe
@@ -741,9 +789,20 @@ def figure_coalescing(tr2, tr3, x0=1.5, pl=0.42, pe=0.21):
             loads=len(first), sectors=len(sectors), fetched=SECTOR * len(sectors),
             used=4 * len(first)))
 
+    if DECK:
+        panel(tr3, 1, 0.0, "(a) stage 3, round 1: lane t loads `input[t]`", "{loads} loads in a"
+              " row: [{sectors} sectors], {fetched} bytes fetched, {used} used", True)
+        pic.step = 2  # stage 2's warp on a second slide
+        panel(tr2, 3, -2.95, "(b) stage 2, round 3: lane t loads `input[2t]` if `t % 4 == 0`",
+              "{loads} loads, 8 elements apart: [{sectors} sectors], {fetched} bytes fetched,"
+              " {used} used", False)
+        pic.text((0, -5.45), f"The whole block, every round: stage 2 reads [{len(sector_reads(tr2))}"
+                 f" sectors], stage 3 [{len(sector_reads(tr3))}]")
+        return pic
     panel(tr3, 1, 0.0, "(a) stage 3, round 1 (stride 1024): lane t loads `input[t]`, then"
           " `input[t + 1024]`", "{loads} loads of 4 bytes, in a row: [{sectors} sectors] of 32"
           " bytes, {fetched} bytes fetched, {used} used", True)
+    pic.step = 2  # the deck: stage 2's warp on a second slide
     panel(tr2, 3, -2.95, "(b) stage 2, round 3 (stride 4): lane t loads `input[2t]` if `t % 4"
           " == 0`, then `input[2t + 4]`", "{loads} loads of 4 bytes, 8 elements apart: [{sectors}"
           " sectors], {fetched} bytes fetched, {used} used", False)
@@ -767,6 +826,8 @@ def figure_coarsening(seg, coarse, pitch=0.43, dy=0.55):
     rows_a = [row for b in range(seg.gridDim) for row in steps(seg, b)]
     rows_b = steps(coarse, 0)
     xa, xb, second = 1.4, 8.25, {}  # second: a block's second step, where its label goes
+    if DECK:  # the deck's text is larger: panel (b) further right, its words fewer
+        xb = 9.0
 
     def panel(tr, rows, x, title, total):
         pic.text((x - 0.3, 0.45), title)
@@ -786,9 +847,17 @@ def figure_coarsening(seg, coarse, pitch=0.43, dy=0.55):
         second[ks[1]] = b
         pic.rect(xa - 0.3, -ks[-1] * dy - 0.25, xb - 0.45, -ks[0] * dy + 0.25,
                  "band" if b % 2 == 0 else "bandgrey")
+    if DECK:
+        panel(seg, rows_a, xa, f"(a) {seg.gridDim} blocks, {2 * seg.blockDim} elements each",
+              f"[{len(rows_a)} steps]: block 1 waits for block 0")
+        pic.step = 2  # the coarsened block on a second slide
+        panel(coarse, rows_b, xb, f"(b) 1 block, {coarse.n} elements, `COARSE_FACTOR` 2",
+              f"[{len(rows_b)} steps]: 3 adds in a register, 1 tree")
+        return pic
     panel(seg, rows_a, xa, f"(a) {seg.gridDim} blocks of {seg.blockDim} threads, "
           f"{2 * seg.blockDim} elements each",
           f"[{len(rows_a)} steps]: block 1 waits for block 0's end")
+    pic.step = 2  # the deck: the coarsened block on a second slide
     panel(coarse, rows_b, xb, f"(b) 1 block of {coarse.blockDim} threads, {coarse.n} elements "
           "(`COARSE_FACTOR` 2)", f"[{len(rows_b)} steps]: 3 adds in a register, then the tree")
     return pic
@@ -899,11 +968,11 @@ def deck_colours():
     return "\n".join(lines)
 
 
-def write_tex(pics, directory, say=False):
+def write_tex(pics, directory, say=False, deck=False):
     os.makedirs(directory, exist_ok=True)
     for name, caption, pic in pics:
         with open(os.path.join(directory, name + ".tex"), "w") as f:
-            f.write(pic.tex(caption))
+            f.write(pic.tex(caption, deck))
         if say:
             print(f"{os.path.join(directory, name + '.tex')}: {caption}")
 
@@ -962,12 +1031,14 @@ def main():
     args = ap.parse_args()
     if not (args.tex or args.png):
         ap.error("say --tex DIR, --png, or both")
+    global DECK
     figures, folders = stage_figures()
-    pics = pictures(figures)
     if args.tex:
-        write_tex(pics + pictures(DECK_FIGURES), args.tex, say=True)
+        DECK = True
+        write_tex(pictures(figures) + pictures(DECK_FIGURES), args.tex, say=True, deck=True)
+        DECK = False
     if args.png:
-        render_png(pics, folders)
+        render_png(pictures(figures), folders)
 
 
 if __name__ == "__main__":
