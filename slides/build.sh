@@ -85,7 +85,7 @@ for deck in reduction appendix; do
     fi
     if ! "$SLIDES_PYTHON" slides/fontcheck.py "$out/$deck.pdf" --body 10 --small 9 \
         --roles DeckNote,DeckCode >"$out/$deck.fontcheck"; then
-        sed "s/^/make slides: $deck.pdf: text below its role's size (10 pt; 9 pt in a note or code):/" \
+        sed "s/^/make slides: $deck.pdf: text below its role's size (10 pt; notes, code 9 pt): /" \
             "$out/$deck.fontcheck" >&2
         bad=1
     fi
@@ -93,7 +93,7 @@ for deck in reduction appendix; do
     if [ -n "${notes_required[$deck]:-}" ]; then
         bare=$(awk '/^\\begin\{frame\}/ { f = $0; n = 0 } /\\decknotes\{/ { n = 1 }
             /^\\end\{frame\}/ && !n { print f }' "$out/$deck.tex")
-        grep -q '^\\decktitlenote{' "$out/$deck.tex" || bare="the title page${bare:+
+        grep -q "^\\\\note{% the title page's note" "$out/$deck.tex" || bare="the title page${bare:+
 $bare}"
         if [ -n "$bare" ]; then
             sed "s/^/make slides: $deck.pdf: a frame without speaker notes (::: notes): /" \

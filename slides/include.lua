@@ -89,7 +89,7 @@ local function measured(el, make)
     or fail(PY .. ' ' .. table.concat(args, ' ') .. ' failed (its message is above)')
 end
 
--- ::: notes (speaker notes): preamble.tex's \decknotes, one note page per frame, under its last slide.
+-- ::: notes (speaker notes): preamble.tex's \decknotes, a note page per frame, its last slide's.
 function Div(d)
   if d.classes[1] == 'notes' then
     local out = { pandoc.RawBlock('latex', '\\decknotes{%') }
@@ -101,15 +101,16 @@ function Div(d)
   return measured(d, pandoc.RawBlock)
 end
 
--- The title page's note: the metadata field title-note, as \decktitlenote (preamble.tex).
+-- The title page's note: the metadata field title-note.
 function Meta(m)
   local note = m['title-note']
   if not note then return nil end
   local ok, latex = pcall(pandoc.write, pandoc.Pandoc(note), 'latex') -- blocks, or inlines
   if not ok then latex = pandoc.write(pandoc.Pandoc({ pandoc.Plain(note) }), 'latex') end
   -- include-before, which pandoc puts right after the title frame: a \note there is the title's
+  -- (\note itself: Beamer's ignorenonframetext skips any other command outside a frame)
   m['include-before'] = pandoc.MetaBlocks({ pandoc.RawBlock('latex',
-    '\\decktitlenote{' .. latex .. '}') })
+    '\\note{% the title page\'s note (title-note)\n' .. latex .. '}') })
   return m
 end
 

@@ -85,8 +85,9 @@ def tabular(head, align, rows, keep=None):
 
 
 def run_harris(csv, command, *args, **options):
-    """tools/bench/harris.py COMMAND CSV ARGS --OPTION VALUE (those given): its output, or None where
-    it fails (no harris.py, no matplotlib for png); and the command line, for the placeholder."""
+    """tools/bench/harris.py COMMAND CSV ARGS --OPTION VALUE (those given): its output, or None
+    where it fails (no harris.py, no matplotlib for png); and the command line, for the
+    placeholder."""
     argv = ["tools/bench/harris.py", command, csv, *args]
     argv += [x for k, v in options.items() if v for x in (f"--{k}", v)]
     run = subprocess.run([sys.executable] + argv, stdout=subprocess.PIPE, text=True)
@@ -200,7 +201,7 @@ def step00(csv):
             n, ms = int(kv["n"]), float(kv["median_ms"])
             rows.append([f"{plot.pow2(n)} ({plot.size(4 * n)})", f"{ms:.4f}",
                          f"{ms * 1e6 / n:.2f}", kv["GB/s"], kv["result"]])
-    cpu = re.search(r"lscpu: ([^)]*)\)", head or "")
+    cpu = re.search(r"lscpu: (.*)\)", head or "")
     return tabular(["n", "median (ms)", "ns / element", "GB/s", "sum"], "lrrrl", rows) + "\n\n" \
         + note(f"`build/step00 --n N --reps 21`, one run; {cpu.group(1) if cpu else 'the host'}; "
                f"`{os.path.relpath(path)}`")

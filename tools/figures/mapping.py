@@ -242,11 +242,15 @@ def replay_shared():
     return tr.finish(input_s[0])
 
 
-def replay_segmented(n=28, load="load"):
+def replay_segmented(n=None, load="load", block=8):
     """Stage 5: block b reduces segment b, 2 * blockDim.x elements, and atomicAdds its sum. At
     n = 32 (every bounds check passes), the course notes' segmented kernel (smem_reduction,
-    Strided+SMEM) at the size of their coarsening figure, its first round labelled load."""
-    tr, input, sum = launch(example(n), grid=2, block=8, warp=4)  # n = 28: a partial segment
+    Strided+SMEM) at the size of their coarsening figure, its first round labelled load. No n:
+    28 (a partial segment), or in the deck 14 with blocks of 4 threads (the notes' 16 elements
+    and 8 threads: 32 two-digit numbers do not fit a frame's width at 10 pt)."""
+    if n is None:
+        n, block = (14, 4) if DECK else (28, 8)
+    tr, input, sum = launch(example(n), grid=2, block=block, warp=4)
     blockDim = tr.blockDim
     for blockIdx in range(tr.gridDim):  # the blocks run independently, in any order
         input_s = Array(tr, "input_s", "shared", blockDim)  # one per block
@@ -455,11 +459,12 @@ class Picture:
             body, styles = (re.sub(r"\\(scriptsize|footnotesize|small)\b",
                                    lambda m: "\\figsize{%d}" % (8 + FONTS.index(m[1])), t)
                             for t in ("\n".join(body), styles))
-            return (f"% {comment}\n% Drawn by tools/figures/mapping.py --tex for the deck, from the stage's"
-                    f" own loops: change the script, not this file.\n\\begin{{tikzpicture}}[\n"
+            return (f"% {comment}\n% Drawn by tools/figures/mapping.py --tex for the deck, from the"
+                    f" stage's own loops: change the script, not this file.\n"
+                    f"\\begin{{tikzpicture}}[\n"
                     f"{styles}]\n{colours}" + body + "\n\\end{tikzpicture}\n")
-        return (f"% {comment}\n% Drawn by tools/figures/mapping.py from the stage's own loops: change the"
-                f" script, not this file.\n\\begin{{tikzpicture}}[\n{styles}]\n{colours}"
+        return (f"% {comment}\n% Drawn by tools/figures/mapping.py from the stage's own loops:"
+                f" change the script, not this file.\n\\begin{{tikzpicture}}[\n{styles}]\n{colours}"
                 + "\n".join(body) + "\n\\end{tikzpicture}\n")
 
     def row(self, array, rnd, place, indices=None, colour=None, values=True, width=0.5,
@@ -543,10 +548,12 @@ def figure01(tr, pitch=0.62, x0=1.45):
     return pic
 
 
-def figure_tree(tr, owner=lambda t: t, pitch=0.56, dy=1.3):
+def figure_tree(tr, owner=lambda t: t, pitch=0.56, dy=None):
     """Stages 2-4: the array after each round, a row a round; above each row the threads, each
     over the element it owns (owner(t)), the warps boxed; on the right each round's stride and
-    how many threads and warps work in it. In place, unless stage 4's tree is in shared memory."""
+    how many threads and warps work in it. In place, unless stage 4's tree is in shared memory.
+    The deck's rows are closer (dy): the figure is as high as a frame allows, and grows wider."""
+    dy = dy or (1.15 if DECK else 1.3)
     pic = Picture(tr)
     input, shared = tr.arrays[0], [a for a in tr.arrays if a.space == "shared"]
     for r in range(len(tr.rounds)):  # the deck: round r on its slide r, the input with round 1
@@ -586,7 +593,7 @@ def figure_tree(tr, owner=lambda t: t, pitch=0.56, dy=1.3):
 def figure05(tr, g=0.35, x0=1.25, dy=0.74):
     """Two blocks side by side under their segments, each block's tree in its own shared
     memory, drawn with direct arrows (stage 4's tree); then one atomicAdd per block."""
-    g, gap = (0.42, 0.08) if DECK else (g, 0.05)  # the deck's text is larger: room for two digits
+    g, gap = (0.62, 0.1) if DECK else (g, 0.05)  # the deck: 16 elements, larger text
     pic = Picture(tr)
     input, sum = tr.arrays[:2]
     seg = 2 * tr.blockDim
@@ -796,8 +803,8 @@ def figure_coalescing(tr2, tr3, x0=1.5, pl=0.42, pe=0.21):
         panel(tr2, 3, -2.95, "(b) stage 2, round 3: lane t loads `input[2t]` if `t % 4 == 0`",
               "{loads} loads, 8 elements apart: [{sectors} sectors], {fetched} bytes fetched,"
               " {used} used", False)
-        pic.text((0, -5.45), f"The whole block, every round: stage 2 reads [{len(sector_reads(tr2))}"
-                 f" sectors], stage 3 [{len(sector_reads(tr3))}]")
+        pic.text((0, -5.45), "The whole block, every round: stage 2 reads"
+                 f" [{len(sector_reads(tr2))} sectors], stage 3 [{len(sector_reads(tr3))}]")
         return pic
     panel(tr3, 1, 0.0, "(a) stage 3, round 1 (stride 1024): lane t loads `input[t]`, then"
           " `input[t + 1024]`", "{loads} loads of 4 bytes, in a row: [{sectors} sectors] of 32"
