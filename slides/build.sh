@@ -11,13 +11,13 @@
 #   into the footline;
 # - text too small on the 160 mm x 90 mm page, after every scaling (slides/fontcheck.py reads the
 #   finished PDF with pdfminer.six): body text, tables, captions, figure labels and math at least
-#   10 pt; three roles at least 9 pt, and nothing anywhere below: the note under a table and the
+#   10 pt; two roles at least 9 pt, and nothing anywhere below: the note under a table and the
 #   footline (\decknote, marked /DeckNote), and code blocks (marked /DeckCode: 10 pt where a block
-#   fits, 9 pt for one of more than 18 lines or 90 columns). preamble.tex writes each role as a PDF
+#   fits, 9 pt for one of more than 14 lines or 90 columns). preamble.tex writes each role as a PDF
 #   marked-content sequence (BMC ... EMC) around its text, which is how fontcheck.py tells a role
 #   from the body; a figure's labels are enlarged by \deckfigure until they print at 10 pt;
-# - more pages than its limit: the lecture at most 80 (about 54 frames; the tree figures build up
-#   a round a slide, 4 or 5 slides each, and a build-up slide takes seconds: a 90-minute lecture),
+# - more pages than its limit: the lecture at most 80 (52 frames; the tree figures build up a
+#   round a slide, 2 to 4 slides each, and a build-up slide takes seconds: a 90-minute lecture),
 #   the appendix at most 18;
 # - a frame without speaker notes (::: notes), the title's included (title-note:).
 set -euo pipefail

@@ -1,9 +1,10 @@
 --[[ include.lua: the pandoc filter that fills the deck in with the stages' code and measurements;
 slides/build.sh runs it from the repository root. README.md ("Slides") has the syntax: code blocks
 {.cuda file=F function=NAME} (that function, whole, or its lines="A-B"), {.diff step=NN lines="A-B"}
-(what make diff STEP=NN prints, or part of it), the divs of measurements and the spans of one
-measured number (slides/tables.py). Each code block gets the largest size of preamble.tex's three
-that its longest line and its line count allow (size="9" forces the smallest). ]]
+(what make diff STEP=NN prints, or part of it), the divs of measurements (slides/tables.py), and
+speaker notes (::: notes, and the metadata's title-note). Each code block gets the largest size of
+preamble.tex's three that its longest line and its line count allow (size="9" forces the
+smallest). ]]
 
 local function fail(msg) io.stderr:write('make slides: ' .. msg .. '\n'); os.exit(1) end
 
@@ -114,8 +115,3 @@ function Meta(m)
   return m
 end
 
--- An empty span, [ ]{.CLASS NAME=VALUE ...}: one number of slides/tables.py, inside a sentence.
-function Span(s)
-  if #s.content > 0 or not s.classes[1] then return nil end
-  return measured(s, pandoc.RawInline)
-end
