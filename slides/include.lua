@@ -1,10 +1,10 @@
 --[[ include.lua: the pandoc filter that fills the deck in with the stages' code and measurements;
 slides/build.sh runs it from the repository root. README.md ("Slides") has the syntax: code blocks
-{.cuda file=F function=NAME} (that function, whole, or its lines="A-B"), {.diff step=NN lines="A-B"}
-(what make diff STEP=NN prints, or part of it), the divs of measurements (slides/tables.py), and
-speaker notes (::: notes, and the metadata's title-note). Each code block gets the largest size of
-preamble.tex's three that its longest line and its line count allow (size="9" forces the
-smallest). ]]
+{.cuda file=F function=NAME} (that function, whole, or a part: lines="A-B", from="TEXT" to="TEXT"),
+{.diff step=NN} (what make diff STEP=NN prints, or a part, the same way), the divs of
+measurements (slides/tables.py), and speaker notes (::: notes, and the metadata's title-note).
+Each code block gets the largest size of preamble.tex's three that its longest line and its line
+count allow (size="9" forces the smallest). ]]
 
 local function fail(msg) io.stderr:write('make slides: ' .. msg .. '\n'); os.exit(1) end
 
@@ -26,26 +26,36 @@ local function extract(file, name)
   fail(file .. ': no function "' .. name .. '" (a definition that starts in column 0)')
 end
 
--- `make diff STEP=step` without its ---/+++ lines; range "A-B" or "A-": only its lines A to B.
-local function diff(step, range)
-  local a, b = (range or '1-'):match('^(%d+)%-(%d*)$')
-  if not a then fail('diff ' .. step .. ': lines= takes A-B or A-, not ' .. range) end
-  local text = pandoc.pipe('sh', { '-c', 'bash tools/diff.sh --color=never "$0" | tail -n +3 | '
-    .. 'sed -n "$1,$2p"', step, a, b ~= '' and b or '$' }, '')
-  return text ~= '' and text or fail('diff ' .. step .. ': no lines ' .. (range or '') .. ' in it')
+-- `make diff STEP=step` without its ---/+++ lines.
+local function diff(step)
+  local text = pandoc.pipe('sh', { '-c', 'bash tools/diff.sh --color=never "$0" | tail -n +3',
+    step }, '')
+  return text ~= '' and text or fail('diff ' .. step .. ': empty')
 end
 
--- Lines A to B of text (range "A-B" or "A-"), or all of it.
-local function part(text, range, what)
-  if not range then return text end
-  local a, b = range:match('^(%d+)%-(%d*)$')
-  if not a then fail(what .. ': lines= takes A-B or A-, not ' .. range) end
-  local out, k = {}, 0
-  for line in (text .. '\n'):gmatch('(.-)\n') do
-    k = k + 1
-    if k >= tonumber(a) and (b == '' or k <= tonumber(b)) then out[#out + 1] = line end
+-- A part of text: its lines A to B (range "A-B" or "A-"), or from the first line that contains
+-- the string `from` to the next that contains `to` (either may be left out: the first, the last
+-- line), so that a part stays the same when lines are added above it. All of it without either.
+local function part(text, attrs, what)
+  local range, from, to = attrs.lines, attrs.from, attrs['to']
+  local lines = {}
+  for line in (text:gsub('\n+$', '') .. '\n'):gmatch('(.-)\n') do lines[#lines + 1] = line end
+  local a, b = 1, #lines
+  if range then
+    local x, y = range:match('^(%d+)%-(%d*)$')
+    if not x then fail(what .. ': lines= takes A-B or A-, not ' .. range) end
+    a, b = tonumber(x), y ~= '' and tonumber(y) or #lines
   end
-  return #out > 0 and table.concat(out, '\n') or fail(what .. ': no lines ' .. range .. ' in it')
+  local function find(s, start)
+    for k = start, #lines do
+      if lines[k]:find(s, 1, true) then return k end
+    end
+    fail(what .. ': no line contains "' .. s .. '"')
+  end
+  if from then a = find(from, a) end
+  if to then b = find(to, a) end
+  if a > b or a > #lines then fail(what .. ': no lines ' .. a .. '-' .. b .. ' in it') end
+  return table.concat(lines, '\n', a, math.min(b, #lines))
 end
 
 -- preamble.tex's code size for a block: A (10 pt, 80 columns), B (10 pt, 90) or C (9 pt, 100):
@@ -66,9 +76,9 @@ function CodeBlock(b)
   local file, step, code, class = b.attributes.file, b.attributes.step, nil, b.classes[1]
   if file then
     local name = b.attributes['function'] or fail(file .. ': a code block needs function="NAME"')
-    code = part(extract(file, name), b.attributes.lines, file .. ' ' .. name)
+    code = part(extract(file, name), b.attributes, file .. ' ' .. name)
   elseif step then
-    code, class = diff(step, b.attributes.lines), 'diff'
+    code, class = part(diff(step), b.attributes, 'diff ' .. step), 'diff'
   else
     code = b.text
   end
