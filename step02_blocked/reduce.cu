@@ -1,4 +1,5 @@
-/* Stage 2: a reduction tree in one thread block (PMPP 10.3, Harris 2007 kernel 1).
+/* Stage 2: a reduction tree in one thread block (PMPP 10.3; Harris 2007 kernel 1 adds the same
+ * pairs, but maps thread t to element t, so half its threads idle from the first round).
  *
  * Concept: the reduction tree: log2(n) rounds, n - 1 additions in all, as few as the sequential
  * loop (work-efficient), but each round's additions run at the same time. Goal: no atomics.

@@ -119,7 +119,9 @@ class Stage:
                         for p in sorted(glob.glob(os.path.join(folder, "mutants", "*.patch")))}
         self.tests = sorted(glob.glob(os.path.join(folder, "test_*.c")))
         self.first = get("diff", "first") and f"{self.short}_{get('diff', 'first')}"
-        if self.first and self.first not in self.variants:
+        if not os.path.isdir(os.path.join(folder, "variants")):
+            self.first = None  # make handout's copy: no variants, and no make diff to show them
+        elif self.first and self.first not in self.variants:
             raise StageError(f"{path}: [diff] first = {get('diff', 'first')} names no "
                              f"variants/{get('diff', 'first')}.patch of this stage")
 
