@@ -73,7 +73,7 @@ elem_t reduce_cpu(const elem_t *input, size_t n);
 #define IDENTITY ((elem_t)0)
 
 #define BLOCK_MIN 32u   /* one warp */
-#define BLOCK_MAX 1024u /* the most threads a block can have on every CUDA GPU */
+#define BLOCK_MAX 1024u /* the most threads a block can have since compute capability 2.0 */
 
 /* Threads per block when --block is not given: the stage's fixed block if it has one, the largest
  * block for a single-block stage (its n is capped at 2 * block), else 256, small enough that

@@ -38,7 +38,7 @@
 #define GRID 4    /* a few blocks, so the report shows the race is in every block */
 #define N (2 * BLOCK * GRID)
 
-/* The 2007 unroll: no __syncwarp() anywhere. The slides wrote `sdata[t] += sdata[t + 32];`,
+/* The 2007 unroll: no __syncwarp() anywhere. Harris's slides wrote `sdata[t] += sdata[t + 32];`,
  * spelled out here because C++20 deprecates += on a volatile; the loads and the store are the
  * same. */
 __device__ void warp_reduce(volatile int *sdata, unsigned int t)
