@@ -159,28 +159,28 @@ def png(gpu, peak, by, ns, out):
         plt = pyplot()
     except ImportError:
         raise ValueError("png needs matplotlib: run it with $(bash tools/bench/python.sh)")
-    # 1.4 inches a stage, 4 high: the deck shows it 0.78 of a 16:9 frame high, at about 0.54 of
-    # its size with 7 stages, so 15 pt prints at about 8 pt there.
-    plt.rcParams.update({"font.size": 18, "axes.titlesize": 19, "legend.fontsize": 18})
+    # 1.4 inches a stage, 4.4 high: the deck shows it a frame's width, at about 0.54 of its size
+    # with 7 stages, so its smallest text, 19 pt, prints at 10 pt there (make slides' body size).
+    plt.rcParams.update({"font.size": 19, "axes.titlesize": 20, "legend.fontsize": 19})
     shown = [r for r in ROWS if r[0] not in WITHOUT]
-    fig, ax = plt.subplots(figsize=(1.4 * len(shown) + 1, 4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(1.4 * len(shown) + 1, 4.4), layout="constrained")
     width = 0.8 / len(ns)
     for j, n in enumerate(ns):
         for i, d in enumerate(d for d in measure(by, n) if d["stage"] not in WITHOUT):
             x = i - 0.4 + width * (j + 0.5)
             if d["row"] is None:
                 ax.text(x, peak * 0.02, "not measured", rotation=90, ha="center", va="bottom",
-                        fontsize=18, color="0.4")
+                        fontsize=19, color="0.4")
                 continue
             gbps, bad = float(d["row"]["gbps"]), d["row"]["sum_ok"].strip() != "1"
             e = n.bit_length() - 1
             ax.bar(x, gbps, width, color=f"C{j}", label=f"n = $2^{{{e}}}$" if i == 0 else None)
-            ax.text(x, gbps, "wrong\nsum" if bad else f"{float(d['row']['peak_pct']):.0f}%",
-                    ha="center", va="bottom", fontsize=15, color="red" if bad else "black")
+            ax.text(x, gbps, "wrong\nsum" if bad else f"{float(d['row']['peak_pct']):.0f}",
+                    ha="center", va="bottom", fontsize=19, color="red" if bad else "black")
     ax.axhline(peak, color="firebrick", lw=2, ls=":")
     ax.text(-0.5, peak, f"theoretical peak {peak:.0f} GB/s = 100%", color="firebrick",
-            va="bottom", fontsize=18)
-    ax.set_xticks(range(len(shown)), [label for _, _, label in shown], fontsize=16)
+            va="bottom", fontsize=19)
+    ax.set_xticks(range(len(shown)), [label for _, _, label in shown], fontsize=19)
     ax.set_xlim(-0.6, len(shown) - 0.4)
     ax.set_ylim(0, peak * 1.12)
     ax.set_ylabel("GB/s read")
