@@ -141,8 +141,8 @@ test: deps ## build and run the Criterion tests, report per stage (STEP="04 05":
 deps: ## install Criterion (as root, from Debian packages; and on the CPU model g++ and Boost.Context); VENDOR=1: copy Criterion into third_party/ for a machine without network
 	@bash tests/deps.sh $(if $(filter cpu,$(MODEL)),--model) $(if $(VENDOR),--vendor)
 
-diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04); STEP=06a: its first change
-	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT))) (06a, 07a, 08a: the first of a stage's two changes)" >&2; exit 2; }
+diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04); STEP=NNa: the first of two
+	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT))) (NNa: the first change of a stage whose lesson is two)" >&2; exit 2; }
 	@bash tools/diff.sh $(STEP)
 
 # The GPU-only targets ask the driver for a GPU (NO_GPU) before they build anything: without one

@@ -4,9 +4,8 @@
 # opening comment is prose; its README says what changed). What an instructor projects and what
 # the slides show: consecutive stages differ only by their lesson, one change a diff. Where a
 # stage's lesson is two changes, its stage.ini's [diff] first names the variant that makes the
-# first (stage 6: variants/lecture.patch, coarsening on the notes' grid): NNa is the stage it
-# follows against that variant, NN the variant against the stage. Colour: auto (on a terminal),
-# always or never.
+# first (one of its variants/*.patch): NNa is the stage it follows against that variant, NN the
+# variant against the stage. Colour: auto (on a terminal), always or never.
 set -u
 color=auto
 case "${1:-}" in --color=*) color=${1#--color=}; shift ;; esac
