@@ -226,23 +226,27 @@ sanitize: ## compute-sanitizer on every GPU stage (on the CPU model: its memory,
 	fi
 
 # make grade STEP=05 SRC=path/to/reduce.cu: one student's file graded as stage 05;
-# make grade STEP=05 SUBMISSIONS=dir/: every dir/<student>/reduce.cu and dir/<student>.cu (tests/grade.py).
+# make grade STEP=05 SUBMISSIONS=dir/: every dir/<student>/reduce.cu and dir/<student>.cu, and
+# STEP="05 06" SUBMISSIONS=dir/: every dir/<student>/stepNN_name/reduce.cu (GitHub Classroom
+# repositories) as stage NN (tests/grade.py). On a GPU machine, on every GPU; without one
+# (MODEL=cpu), on the CPU model, the speed left to a GPU.
 GRADE_STEPS := $(if $(STEP),$(TEST_STEPS),$(GPU_SHORT))
-grade: ## on a GPU: tests, compute-sanitizer, speed and the lesson's counters vs ours: build/grade/report.md (STEP=NN, SRC=file or SUBMISSIONS=dir)
+grade: ## tests, sanitizers, speed and the lesson's counters vs ours, partial credit: build/grade/report.md (STEP=NN, SRC=file or SUBMISSIONS=dir; without a GPU on the CPU model, speed left out)
 	@$(foreach p,$(filter $(PROGRAM_SHORT),$(GRADE_STEPS)),echo "make grade: stage $(patsubst 0%,%,$(p:step%=%)) is a program \
 	  of its own, graded by its own tests: make test STEP=$(p:step%=%) (on every GPU the machine has)." >&2; exit 2;)
 	@$(if $(filter-out $(GPU_SHORT),$(GRADE_STEPS)),echo "make grade: STEP must list GPU stages from 01 to \
 	  $(patsubst step%,%,$(lastword $(SHORT))) (got '$(STEP)'); stage 00 runs on the CPU: make test STEP=00." >&2; exit 2)
 	@$(if $(SRC),$(if $(wildcard $(SRC)),,echo "make grade: SRC=$(SRC) is not a file." >&2; exit 2))
 	@$(if $(SUBMISSIONS),$(if $(wildcard $(SUBMISSIONS)/.),,echo "make grade: SUBMISSIONS=$(SUBMISSIONS) is not a folder." >&2; exit 2))
-	@$(if $(SRC)$(SUBMISSIONS),$(if $(filter 1,$(words $(GRADE_STEPS))),,echo "make grade: SRC= and \
-	  SUBMISSIONS= grade one stage: give STEP=NN too (make grade STEP=05 SRC=path/to/reduce.cu)." >&2; exit 2))
-	@$(call have_gpu,grade,grading runs the GPU tests$(,) compute-sanitizer and Nsight Compute on a CUDA GPU; nothing was graded)
+	@$(if $(SRC)$(SUBMISSIONS),$(if $(STEP),,echo "make grade: SRC= and SUBMISSIONS= need the \
+	  stage: give STEP=NN too (make grade STEP=05 SRC=path/to/reduce.cu)." >&2; exit 2))
+	@$(if $(SRC),$(if $(filter 1,$(words $(GRADE_STEPS))),,echo "make grade: SRC= grades one \
+	  stage: give one STEP=NN." >&2; exit 2))
 	@$(MAKE) --no-print-directory deps
 	@TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py $(BUILD) $(GRADE_STEPS) \
 	  $(if $(SRC),--src $(abspath $(SRC))) $(if $(SUBMISSIONS),--submissions $(abspath $(SUBMISSIONS)))
 
-mutants: ## on a GPU: make grade must reject each known-wrong kernel for its own reason (stepNN_name/mutants/, and each stage's predecessor handed in as it); on the CPU model: the model must catch each (model/mutants.sh)
+mutants: ## on a GPU: the known submissions (stepNN_name/mutants/, each stage's predecessor and own file, tests/class/) graded as one class, each for its known fate; on the CPU model: the model must catch each mutant (model/mutants.sh)
 	@if [ "$(MODEL)" = cpu ]; then \
 	  $(MAKE) --no-print-directory deps && bash model/mutants.sh $(BUILD) $(MUTANTS); \
 	else \
@@ -380,7 +384,8 @@ $(BUILD)/$(1): $(OBJ)/$(1).o $(OBJ)/stage_$(test_stage.$(1)).o $$(GPU_HARNESS)
 	$$(LINK) $$(CRIT_LIBS)
 endef
 $(foreach t,$(STAGE_TESTS),$(eval $(call stage_test,$(t))))
-$(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(GPU_HARNESS)
+# huge.o: the inputs past 2^31 and 2^32 elements, made and summed on the device (common/huge.cu).
+$(BUILD)/test_%: $(OBJ)/test_stage_%.o $(OBJ)/stage_%.o $(OBJ)/huge.o $(GPU_HARNESS)
 	$(LINK) $(CRIT_LIBS)
 
 # The CPU model's benchmark (model/bench.c, make bench-model): a stage's reduce() timed by the host.

@@ -126,6 +126,22 @@ def judge(stage, graded, previous, this):
     return passed, lines
 
 
+def sides(stage, graded, previous, this):
+    """Stage `stage`'s lesson counter by counter: one dict per counter of its [lesson], with label,
+    yours (graded), before (previous: stage NN-1's), after (this: stage NN's), mid (their midpoint;
+    None where they agree or a value is missing) and ok (yours on stage NN's side of mid; None
+    where the counter decides nothing). The rule of judge(), unrolled for partial credit."""
+    out = []
+    for _, label, *ratio in (row for row in LESSONS if row[0] == stage):
+        g, p, t = (value(c, *ratio) for c in (graded, previous, this))
+        row = dict(label=label, yours=g, before=p, after=t, mid=None, ok=None)
+        if None not in (p, t) and p != t:
+            row["mid"] = (p + t) / 2
+            row["ok"] = g is not None and (g > row["mid"] if t > p else g < row["mid"])
+        out.append(row)
+    return out
+
+
 def fmt(x):
     return "%.3g" % x if abs(x) < 1000 else "{:,.0f}".format(x)
 
@@ -178,21 +194,45 @@ def model_counters(build, stage, size):
     info = subprocess.run([program, "--stage-info"], capture_output=True, text=True).stdout
     if "single_block=1" in info and size[0] > 2 * 1024:
         size = SMALL
+    c, why = model_counters_of(program, size)
+    if c is None:
+        raise SystemExit("lessons.py: %s: %s" % (program, why))
+    return dict(c, stage=stage)
+
+
+def model_counters_of(program, size, timeout=600):
+    """(counters, None) of one reduce() call of `program` (a BUILD/counters/stepNN, the model's
+    counting build) at size (n, block; None: its default), or (None, why not): the program
+    refused n, failed or ran past `timeout` seconds. make grade's lesson check on the model."""
     args = [program, "--n", str(size[0])] + (["--block", str(size[1])] if size[1] else [])
-    run = subprocess.run(args, capture_output=True, text=True,
-                         env=dict(os.environ, CUDA_MODEL_COUNTERS="1"))
-    line = [x for x in run.stderr.splitlines() if x.startswith("model_counters ")]
-    if run.returncode != 0 or not line:
-        raise SystemExit("lessons.py: %s failed: %s" % (" ".join(args), run.stderr[-500:]))
+    try:
+        run = subprocess.run(args, capture_output=True, text=True, timeout=timeout,
+                             env=dict(os.environ, CUDA_MODEL_COUNTERS="1"))
+    except subprocess.TimeoutExpired:
+        return None, "it did not finish in %d s on the CPU model" % timeout
+    return model_counters_from(size[0], run.returncode, run.stderr)
+
+
+def model_counters_from(n, status, text):
+    """(counters, None) from the output `text` of a counting build's run at n that exited with
+    `status`, or (None, why not): it refused n (status 2), failed, or printed no counters."""
+    line = [x for x in text.splitlines() if x.startswith("model_counters ")]
+    if status == 2:
+        return None, "it refused n = %d (%s), which the stage's lesson takes" % (
+            n, (text.strip().splitlines() or ["no message"])[0][:200])
+    if status not in (0, 1) or not line:
+        said = [x for x in text.splitlines() if x and not x.startswith("model_counters ")]
+        return None, "it failed on the CPU model (exit status %s): %s" % (
+            status, (said or ["no output"])[0][:200])
     m = {k: float(v) for k, v in (kv.split("=") for kv in line[0].split()[1:])}
-    c = {"n": size[0], "kernels": 1, "grid": m["grid"], "waves": m["waves"],
+    c = {"n": n, "kernels": 1, "grid": m["grid"], "waves": m["waves"],
          "threads": m["threads"], "warps": m["warps"], "inst": 1.0,
          "thread_inst": m["lanes_per_request"], "ld_requests": m["global_ld_requests"],
          "ld_sectors": m["global_ld_sectors"], "st_sectors": m["global_st_sectors"],
          "shared_ld": m["shared_ld_requests"], "red": m["red"], "bar": m["bar"],
-         "shfl": m["shfl"], "stage": stage}
+         "shfl": m["shfl"]}
     c["ld_bytes"] = 32 * c["ld_sectors"]
-    return c
+    return c, None
 
 
 def model(build, only=()):
