@@ -18,6 +18,9 @@ its lesson is an order.
                           Nsight Compute's: each stage NN (default: all) must pass its own lesson
                           and the stage it follows fail it, at the sizes make grade uses;
                           BUILD/counters/stepNN of both must be built
+    lessons.py model-table BUILD OUT.csv
+                          every GPU stage's model counters at make grade's sizes, the reference
+                          a handout's make grade uses (results/cpu_model/lesson_counters.csv)
 
 Python 3 standard library only; reads ncu's CSV with tools/metrics/table.py.
 """
@@ -235,6 +238,31 @@ def model_counters_from(n, status, text):
     return c, None
 
 
+def model_table(build, out):
+    """Writes `out`, a CSV of the model's counters of every GPU stage's reduce() at make grade's
+    sizes (BIG where the stage takes it, and SMALL), from BUILD/counters/stepNN: the reference a
+    handout grades against without the course's solutions (tests/grade.py,
+    GRADE_REFERENCE_COUNTERS). The model's counters depend on the code only, not on a machine."""
+    import csv
+    rows = []
+    for t in STAGES:
+        if t.kind != "gpu":
+            continue
+        program = os.path.join(build, "counters", t.short)
+        info = subprocess.run([program, "--stage-info"], capture_output=True, text=True).stdout
+        single = "single_block=1" in info
+        small = (SMALL[0], None) if "fixed_block=0" not in info else SMALL  # step08: 256 only
+        for size in ([SMALL] if single else [BIG, small]):
+            c = model_counters(build, t.short, size)
+            rows.append(dict(c, stage=t.short, single_block=int(single), block=size[1] or ""))
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, ["stage", "single_block", "block"] + COUNTERS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    print("lessons: %d rows of the model's counters in %s" % (len(rows), out))
+    return 0
+
+
 def model(build, only=()):
     """Every lesson (or those of the stages `only`) on the model's counters: stage NN passes it,
     the stage it follows fails it."""
@@ -259,6 +287,8 @@ def model(build, only=()):
 def main(argv):
     if argv[1:] == ["selftest"]:
         return selftest()
+    if len(argv) == 4 and argv[1] == "model-table":
+        return model_table(argv[2], argv[3])
     if len(argv) >= 3 and argv[1] == "model":
         return model(argv[2], argv[3:])
     print(__doc__.strip(), file=sys.stderr)
