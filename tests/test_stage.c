@@ -46,70 +46,80 @@ static elem_t stage_sum(elem_t *input, size_t n, unsigned int block)
     return sum;
 }
 
-/* One case: the stage's sum of n elements of `pattern`, made from `seed`, with `block` threads a
- * block. Criterion runs each case in a process of its own and reports it on its own (a failure
- * names its n, block, pattern and seed); a case holds plain data only, since it is copied there. */
-struct sum_case {
-    enum pattern pattern;
-    size_t n;
-    unsigned int block;
-    uint64_t seed;
-};
-
-/* The cases of one pattern: each size with each block size the stage takes it with (a single-block
- * stage refuses n > 2 * block, see limit_on_n; step08 takes one block size). Made when the tests
- * start, from the stage under test (STAGE). */
-static struct criterion_test_params sum_cases(enum pattern pattern)
+/* Says on stderr which sum comes next, in one line of a fixed format, e.g.
+ *     case: n = 1025, block = 256, full-range input (seed 1008)
+ * so that a case that kills its test before Criterion can say anything (a CUDA error exits, a
+ * fault crashes) is the last such line of its test's output. */
+static void announce(size_t n, unsigned int block, enum pattern pattern, uint64_t seed)
 {
-    static struct sum_case cases[PATTERN_ALTERNATING + 1][COUNT(SIZES) * COUNT(BLOCKS)];
-    size_t count = 0;
-    for (size_t i = 0; i < COUNT(SIZES); ++i)
-        for (size_t b = 0; b < COUNT(BLOCKS); ++b)
-            if ((!STAGE.single_block || SIZES[i] <= 2 * (size_t)BLOCKS[b]) &&
-                (!STAGE.fixed_block || BLOCKS[b] == STAGE.fixed_block))
-                cases[pattern][count++] = (struct sum_case){pattern, SIZES[i], BLOCKS[b], 1000 + i};
-    return cr_make_param_array(struct sum_case, cases[pattern], count);
+    fprintf(stderr, "case: n = %zu, block = %u, %s input (seed %llu)\n", n, block,
+            PATTERN_NAME[pattern], (unsigned long long)seed);
 }
 
-/* The stage's sum of one case's input must be right. int32: exact. float32: within the bound, and
- * then, on quarters from the same seed, which every order sums exactly, exact too. */
-static void check_sum(const struct sum_case *c)
+/* The stage's sum of n elements of `pattern`, made from `seed`, with `block` threads a block, must
+ * be right. int32: exact. float32: within the bound, and then, on quarters from the same seed,
+ * which every order sums exactly, exact too. A wrong sum is reported (cr_expect) and the caller
+ * goes on to its next size; the message names the stage, n, block, pattern and seed. */
+static void check_sum(enum pattern pattern, size_t n, unsigned int block, uint64_t seed)
 {
-    if (STAGE.on_gpu)
-        require_gpu();
-    size_t n = c->n;
-    enum pattern pattern = c->pattern;
-    elem_t *input = new_input(n, pattern, c->seed);
-    elem_t sum = stage_sum(input, n, c->block);
+    elem_t *input = new_input(n, pattern, seed);
+    announce(n, block, pattern, seed);
+    elem_t sum = stage_sum(input, n, block);
 #ifdef REDUCE_FLOAT
     double ref = reduce_double(input, n), bound = float_sum_bound(n, n - 1, sum_abs(input, n));
     cr_expect(fabs((double)sum - ref) <= bound,
               "%s: n = %zu, block = %u, %s input (seed %llu): sum %.9g, double reference %.17g: "
               "off by %.3g, more than any order's bound %.3g",
-              STAGE_NAME, n, c->block, PATTERN_NAME[pattern], (unsigned long long)c->seed,
-              (double)sum, ref, fabs((double)sum - ref), bound);
+              STAGE_NAME, n, block, PATTERN_NAME[pattern], (unsigned long long)seed, (double)sum,
+              ref, fabs((double)sum - ref), bound);
     pattern = PATTERN_QUARTERS;
-    input_fill(input, n, pattern, c->seed);
-    sum = stage_sum(input, n, c->block);
+    input_fill(input, n, pattern, seed);
+    announce(n, block, pattern, seed);
+    sum = stage_sum(input, n, block);
 #endif
     elem_t exact = reduce_cpu(input, n);
     cr_expect(sum == exact,
               "%s: n = %zu, block = %u, %s input (seed %llu): sum %.17g, expected %.17g "
               "(an element dropped or added twice?)",
-              STAGE_NAME, n, c->block, PATTERN_NAME[pattern], (unsigned long long)c->seed,
-              (double)sum, (double)exact);
+              STAGE_NAME, n, block, PATTERN_NAME[pattern], (unsigned long long)seed, (double)sum,
+              (double)exact);
     free(input);
 }
 
-/* One parameterized test per input pattern: its cases (sum_cases), each checked by check_sum. */
+/* The block sizes the stage takes, each the parameter of one test per pattern: all of BLOCKS, or
+ * step08's one (STAGE.fixed_block). Made when the tests start, from the stage under test. */
+static struct criterion_test_params block_sizes(void)
+{
+    static unsigned int blocks[COUNT(BLOCKS)];
+    size_t count = 0;
+    for (size_t b = 0; b < COUNT(BLOCKS); ++b)
+        if (!STAGE.fixed_block || BLOCKS[b] == STAGE.fixed_block)
+            blocks[count++] = BLOCKS[b];
+    return cr_make_param_array(unsigned int, blocks, count);
+}
+
+/* Every size of SIZES that the stage takes with this block size (a single-block stage refuses
+ * n > 2 * block, see limit_on_n), in one process: every process pays for a CUDA context of its own
+ * (about 0.2 s on an H200), and the driver makes them one at a time. Each wrong size is reported
+ * and the next one still runs. */
+static void check_sums(enum pattern pattern, unsigned int block)
+{
+    if (STAGE.on_gpu)
+        require_gpu();
+    for (size_t i = 0; i < COUNT(SIZES); ++i)
+        if (!STAGE.single_block || SIZES[i] <= 2 * (size_t)block)
+            check_sum(pattern, SIZES[i], block, 1000 + i);
+}
+
+/* One parameterized test per input pattern and block size (block_sizes): its sizes (check_sums). */
 #define SUM_TEST(name, pattern)                                                                    \
     ParameterizedTestParameters(stage, name)                                                       \
     {                                                                                              \
-        return sum_cases(pattern);                                                                 \
+        return block_sizes();                                                                      \
     }                                                                                              \
-    ParameterizedTest(struct sum_case *c, stage, name)                                             \
+    ParameterizedTest(unsigned int *block, stage, name)                                            \
     {                                                                                              \
-        check_sum(c);                                                                              \
+        check_sums(pattern, *block);                                                               \
     }
 SUM_TEST(small_random_values, PATTERN_SMALL)
 /* int32: any bit pattern, and the sum wraps; float32: wide-range values, and the sums round. */
