@@ -14,6 +14,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "huge.h"      /* the huge inputs, made and summed on the device */
 #include "test_util.h" /* Criterion, harness.h */
 #ifdef CPU_MODEL
 #include "stages.h" /* run(): a program's exit status, stdout and stderr */
@@ -182,10 +183,62 @@ Test(stage, limit_on_n)
     }
 }
 
+/* The device's input and reference (huge.cu), which the huge sizes below are checked with, must
+ * be input_fill's numbers bit for bit and reduce_cpu's sum, on every pattern: at 4099 elements,
+ * and on the quarters also past 2^24 elements (every other element a quarter; not on the CPU
+ * model, where it takes too long). The reference is compared only where every order of addition
+ * gives one sum: every int32 input (modulo 2^32); in float32 the quarters, and the small values
+ * (whole numbers, their partial sums below 2^24 at these sizes). On the CPU model, which has no
+ * CUB, the input only. check_device_case checks one n and pattern; both return whether all agreed
+ * (each difference is reported). */
+static bool check_device_case(size_t n, enum pattern pattern, uint64_t seed)
+{
+    elem_t *host = new_input(n, pattern, seed), *device = malloc(n * sizeof *device);
+    cr_assert_not_null(device, "no memory for %zu elements", n);
+    elem_t ref = IDENTITY, exact = reduce_cpu(host, n);
+    gpu_input_fill_to_host(device, n, pattern, seed, &ref);
+    size_t i = 0;
+    while (i < n && memcmp(&host[i], &device[i], sizeof *host) == 0)
+        ++i;
+    cr_expect(i == n,
+              "device input, n = %zu, %s input (seed %llu): element %zu is %.9g, input_fill made "
+              "%.9g",
+              n, PATTERN_NAME[pattern], (unsigned long long)seed, i,
+              i < n ? (double)device[i] : 0.0, i < n ? (double)host[i] : 0.0);
+    bool ok = i == n;
+#ifdef REDUCE_FLOAT
+    bool one_sum = pattern == PATTERN_QUARTERS || pattern == PATTERN_SMALL;
+#else
+    bool one_sum = true;
+#endif
+    if (gpu_has_reference() && one_sum) {
+        bool same = memcmp(&ref, &exact, sizeof ref) == 0;
+        cr_expect(same, "CUB's reference, n = %zu, %s input (seed %llu): %.17g, reduce_cpu %.17g",
+                  n, PATTERN_NAME[pattern], (unsigned long long)seed, (double)ref, (double)exact);
+        ok = ok && same;
+    }
+    free(host);
+    free(device);
+    return ok;
+}
+
+static bool check_device_input(void)
+{
+    bool ok = true;
+    for (int p = PATTERN_SMALL; p <= PATTERN_QUARTERS; ++p)
+        ok = check_device_case(4096 + 3, (enum pattern)p, 31 + p) && ok;
+    if (!gpu_is_model())
+        ok = check_device_case(((size_t)1 << 24) + 3, PATTERN_QUARTERS, 31) && ok;
+    return ok;
+}
+
 /* Past 2^31 and 2^32 elements every index and size must be 64-bit: a 32-bit one wraps and sums
  * the wrong elements. Multi-block stages must give the exact sum (float32: of quarters, which
- * every order sums exactly); single-block ones refuse. Runs only where the GPU has the memory
- * (17 GiB for 2^32 + 5), and says so when it skips. */
+ * every order sums exactly); single-block ones refuse, before any CUDA call. On a GPU the input is
+ * made on the device, and its reference taken there by CUB (gpu_huge_sum), both checked first at
+ * small n (check_device_input): no host memory; step00, whose loop takes host memory, still makes
+ * and holds it there. Runs only where the GPU has the memory (gpu_huge_bytes: 16 GiB and 2 MiB for
+ * 2^32 + 5), and says so when it skips. */
 static void check_huge(size_t n)
 {
     char err[512];
@@ -194,31 +247,39 @@ static void check_huge(size_t n)
                      "%s took n = %zu", STAGE_NAME, n);
         return;
     }
-    size_t held = n * sizeof(elem_t); /* the input, on the GPU (or the host, for step00) */
+    unsigned int block = STAGE.fixed_block ? STAGE.fixed_block : 256;
+    elem_t sum, ref;
     if (STAGE.on_gpu) {
         require_gpu();
+        if (!check_device_input())
+            return;
         if (gpu_is_model())
             cr_skip_test("the CPU model does not run n past 2^31, minutes on one core: a GPU "
                          "checks 64-bit indexing (make test MODEL=gpu).");
-        size_t need = held + ((size_t)1 << 30);
-        size_t free_bytes = gpu_free_memory();
+        size_t need = gpu_huge_bytes(n), free_bytes = gpu_free_memory();
         if (free_bytes < need)
             cr_skip_test("not enough GPU memory for n = %zu: %.1f GiB free, %.1f GiB needed.", n,
                          free_bytes / 1073741824.0, need / 1073741824.0);
+        announce(n, block, EXACT, 31);
+        gpu_huge_sum(n, EXACT, 31, block, &sum, &ref);
+    } else {
+        /* The host holds the input; other tests run beside this one, so ask for twice as much. */
+        size_t held = n * sizeof(elem_t);
+        double avail_gib = (double)sysconf(_SC_AVPHYS_PAGES) * sysconf(_SC_PAGESIZE) / 1073741824.0;
+        if (avail_gib <= 2 * held / 1073741824.0)
+            cr_skip_test("not enough host memory for n = %zu: %.1f GiB available, %.1f GiB needed.",
+                         n, avail_gib, 2 * held / 1073741824.0);
+        elem_t *input = malloc(held);
+        if (input == NULL)
+            cr_skip_test("not enough host memory for n = %zu: malloc failed.", n);
+        input_fill(input, n, EXACT, 31);
+        announce(n, block, EXACT, 31);
+        ref = reduce_cpu(input, n);
+        sum = stage_sum(input, n, block);
+        free(input);
     }
-    /* The host holds the input; other tests run beside this one, so ask for twice as much. */
-    double avail_gib = (double)sysconf(_SC_AVPHYS_PAGES) * sysconf(_SC_PAGESIZE) / 1073741824.0;
-    if (avail_gib <= 2 * held / 1073741824.0)
-        cr_skip_test("not enough host memory for n = %zu: %.1f GiB available, %.1f GiB needed.", n,
-                     avail_gib, 2 * held / 1073741824.0);
-    elem_t *input = malloc(held);
-    if (input == NULL)
-        cr_skip_test("not enough host memory for n = %zu: malloc failed.", n);
-    input_fill(input, n, EXACT, 31);
-    elem_t ref = reduce_cpu(input, n), sum = stage_sum(input, n, 256);
     cr_expect(memcmp(&sum, &ref, sizeof sum) == 0, "%s: n = %zu: sum %.17g, expected %.17g",
               STAGE_NAME, n, (double)sum, (double)ref);
-    free(input);
 }
 
 Test(stage, n_above_2_to_the_31)
