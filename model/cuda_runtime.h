@@ -101,7 +101,7 @@ inline float4 make_float4(float x, float y, float z, float w)
     return {x, y, z, w};
 }
 
-/* ---- the runtime API: errors, devices, memory, events -------------------------------------- */
+/* ---- the runtime API: errors, devices, memory, streams, events ----------------------------- */
 enum cudaError {
     cudaSuccess = 0,
     cudaErrorInvalidValue = 1,
@@ -165,6 +165,13 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t str
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream = 0);
+/* Streams: one in the model, where every call runs in program order; a stream a stage creates is
+ * a name for it (stream injection, step07's mutants/work_outside_timing, runs here as written). */
+enum { cudaStreamDefault = 0, cudaStreamNonBlocking = 1 };
+cudaError_t cudaStreamCreate(cudaStream_t *stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);

@@ -361,6 +361,32 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
     return cudaMemcpy(dst, src, bytes, kind);
 }
 
+/* One stream: every call has run when it returns, so a stream only needs to be told apart from
+ * no stream (a distinct non-null handle) and to be freed. */
+struct cudaModelStream {
+    unsigned int flags;
+};
+cudaError_t cudaStreamCreate(cudaStream_t *stream)
+{
+    return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    if (flags > cudaStreamNonBlocking)
+        return fail(cudaErrorInvalidValue);
+    *stream = new cudaModelStream{flags};
+    return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+    delete stream;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t)
+{
+    return cudaSuccess;
+}
+
 /* Events keep the host's clock: a model's time says nothing of a GPU's, and no output shows it. */
 struct cudaModelEvent {
     std::chrono::steady_clock::time_point at;
