@@ -199,8 +199,9 @@ def check(stages):
     sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tools", "figures")]
     import lessons  # noqa: E402  (the counters a lesson may use)
     import mapping  # noqa: E402  (the replays a figure may name)
+    # guard: bench --guard caught a call; symbols, library: tests/exploits.py's static checks
     catches = ("tests", "memcheck", "racecheck", "synccheck", "timeout", "huge", "speed", "lesson",
-               "nothing")
+               "guard", "symbols", "library", "nothing")
     for s in stages:
         if s.kind == "gpu" and not s.lesson:
             raise StageError(f"{s.name}/stage.ini has no [lesson]: make grade could not tell its "
