@@ -10,10 +10,16 @@
 #   race       ThreadSanitizer: a data race (racecheck; on a GPU, shared memory only)
 #   barrier    the model: a barrier or warp-synchronous call not every thread reaches (synccheck;
 #              on a GPU, a hang)
+#   symbols    tests/exploits.py symbols: the object the model built defines a function of the C
+#              library, the CUDA runtime or the harness (make grade's symbols check, on the same
+#              file compiled by g++ instead of nvcc)
+#   build      the model could not build it (a library call: the model has no CUB)
 # and it must be what the mutant's "Caught by:" line names on a GPU (tests: sum, memcheck: memory,
-# racecheck: race, timeout: barrier), or better: "nothing" on a GPU may be anything here. Mutants
-# the model cannot observe (huge: n past 2^32, 17 GiB and minutes on one core; speed: the model
-# has no time) are listed as such and pass when nothing caught them. Writes the table to
+# racecheck: race, timeout: barrier, symbols: symbols), or better: "nothing" on a GPU may be
+# anything here. Mutants the model cannot observe (huge: n past 2^32, 17 GiB and minutes on one
+# core; speed and guard: the model has no time, and bench --guard is a GPU's; library: Nsight
+# Compute's kernel names, where the model cannot even compile CUB, so that "build" catches it) are
+# listed as such and pass when nothing, or only the build, caught them. Writes the table to
 # BUILD/model-mutants/mutants.md and prints it; exit status 1 when a mutant was not caught for its
 # reason.
 set -u
@@ -52,6 +58,13 @@ for patch in "${patches[@]}"; do
         BUILD="$dir" "$dir/$short" "$dir/thread/$short" >>"$log" 2>&1; then
         caught+=(build)
     else
+        python3 "$root/tests/exploits.py" symbols "$dir/obj/stage_$short.o" >>"$log" 2>&1
+        case $? in
+        1) caught+=(symbols) ;;
+        0) ;;
+        *) echo "model/mutants.sh: tests/exploits.py could not read $dir/obj/stage_$short.o" >&2
+            status=1 ;;
+        esac
         info=$("$dir/$short" --stage-info)
         sizes="100003 1000 16777219" single=0
         grep -q 'single_block=1' <<<"$info" && sizes="2047 33" single=1
@@ -81,6 +94,7 @@ for patch in "${patches[@]}"; do
     memcheck) want=memory ;;
     racecheck) want=race ;;
     timeout) want=barrier ;;
+    symbols) want=symbols ;;
     *) want="" ;;
     esac
     if [ -n "$want" ]; then
@@ -89,6 +103,8 @@ for patch in "${patches[@]}"; do
     elif [ "$gpu" = nothing ]; then
         [ -n "$found" ] && verdict="caught (a GPU's tools see nothing)" ||
             verdict="not caught: as on a GPU"
+    elif [ "$gpu" = library ] && [ "$found" = build ]; then
+        verdict="caught at its build: the model cannot compile CUB (a GPU needs library)"
     else
         [ -z "$found" ] && verdict="not observable on the model ($gpu)" ||
             verdict="caught here, though a GPU needs $gpu"
