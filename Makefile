@@ -246,6 +246,12 @@ grade: ## tests, sanitizers, speed and the lesson's counters vs ours, partial cr
 	@TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py $(BUILD) $(GRADE_STEPS) \
 	  $(if $(SRC),--src $(abspath $(SRC))) $(if $(SUBMISSIONS),--submissions $(abspath $(SUBMISSIONS)))
 
+# make autograder STEP=05: a Gradescope autograder that runs make grade STEP=05 on the CPU model
+# (tools/autograder/: its setup.sh and run_autograder, and this course, solutions included).
+.PHONY: autograder
+autograder: ## Gradescope's autograder of stage STEP=NN: build/autograder/stepNN/autograder.zip
+	@bash tools/autograder/build.sh "$(STEP)"
+
 mutants: ## on a GPU: the known submissions (stepNN_name/mutants/, each stage's predecessor and own file, tests/class/) graded as one class, each for its known fate; on the CPU model: the model must catch each mutant (model/mutants.sh)
 	@if [ "$(MODEL)" = cpu ]; then \
 	  $(MAKE) --no-print-directory deps && bash model/mutants.sh $(BUILD) $(MUTANTS); \
