@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # check_handout.sh: proves `make handout` (tools/handout.sh) without a GPU, on the tarball unpacked
 # under build/handout-check/: what the handout holds and leaves out, each stage's TODOs, the targets
-# that say they are not there, that every stage builds (int32 and float32), that `make test` fails
-# each stage still to write and passes step00, and that all of it is written under build/. Prints
-# one line per check, then "check_handout: N passed, N failed".
+# that say they are not there, GitHub Classroom's workflow (YAML, a step per stage; one stage's
+# step run as GitHub runs it, on its untouched file), that every stage builds (int32 and float32),
+# that `make test` fails each stage still to write and passes step00, and that all of it is
+# written under build/. Prints one line per check, then "check_handout: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tools/handout.sh # stage_file, code, prelude, stage_code, kept
+source tools/handout.sh # stage_file, code, prelude, stage_code, kept, GRADE_COUNTERS, WORKFLOW
 
 passed=0 failed=0
 pass() { echo "ok: $*"; passed=$((passed + 1)); }
@@ -28,7 +29,7 @@ trap 'rm -rf "$tmp"' EXIT
 while IFS= read -r -d '' f; do
     [ ! -e "$f" ] || cp -P --parents "$f" "$tmp"
 done < <(kept)
-(cd "$h" && cp --parents HANDOUT.md Makefile step*/reduce.cu "$tmp")
+(cd "$h" && cp --parents HANDOUT.md Makefile step*/reduce.cu "$WORKFLOW" "$tmp")
 bad=$(diff -rq "$tmp" "$h" | paste -sd ' ' || true)
 [ -z "$bad" ] && pass "every tracked file is there as it is, and none of OMIT's" || fail "$bad"
 
@@ -70,6 +71,103 @@ for t in $(sed -n 's/^\.PHONY: *//p' "$h/Makefile" | tail -n 1); do
     fi
 done
 
+# make grade in the handout grades on the CPU model against the course's committed counters, and
+# GitHub Classroom's workflow runs it: WORKFLOW is there and is YAML (PyYAML's reading where it is
+# installed, else its structure line by line), with a step per GPU stage and the reporter.
+[ -f "$h/$GRADE_COUNTERS" ] && cmp -s "$GRADE_COUNTERS" "$h/$GRADE_COUNTERS" &&
+    pass "the handout holds the course's lesson counters, $GRADE_COUNTERS" ||
+    fail "the handout lacks $GRADE_COUNTERS, which its make grade grades against"
+mapfile -t gpu < <(python3 tools/stages.py list --kind gpu --short)
+said=$(python3 - "$h/$WORKFLOW" "${gpu[@]}" <<'PY' 2>&1
+import re, sys
+path, ids = sys.argv[1], sys.argv[2:]
+text = open(path).read()
+bad = []
+try:
+    import yaml
+except ImportError:
+    yaml = None
+if yaml:
+    how = "PyYAML reads it"
+    try:
+        w = yaml.safe_load(text)
+        job = w["jobs"]["run-autograding-tests"]
+        steps = {s.get("id"): s for s in job["steps"]}
+        bad += ["no push trigger"] * ("push" not in w.get("on", w.get(True, [])))
+        bad += ["not on ubuntu-latest"] * (job.get("runs-on") != "ubuntu-latest")
+        report = [s for s in job["steps"] if "autograding-grading-reporter" in s.get("uses", "")]
+        runs = {i: steps.get(i, {}).get("run", "") for i in ids}
+        env = report[0].get("env", {}) if report else {}
+        runners = report[0].get("with", {}).get("runners", "") if report else ""
+    except yaml.YAMLError as e:
+        print("not YAML: %s" % " ".join(str(e).split())[:200])
+        sys.exit(1)
+    except (KeyError, TypeError, AttributeError) as e:
+        print("YAML, but not a job run-autograding-tests with steps: %r" % e)
+        sys.exit(1)
+else:
+    how = "its structure holds (no PyYAML here)"
+    lines = text.splitlines()
+    bad += ["a tab in line %d" % (i + 1) for i, l in enumerate(lines) if "\t" in l][:1]
+    bad += ["line %d is not indented by 2s" % (i + 1) for i, l in enumerate(lines)
+            if l.strip() and not l.lstrip().startswith("#")
+            and (len(l) - len(l.lstrip(" "))) % 2][:1]
+    bad += ["no top-level %s" % k for k in ("name:", "'on':", "permissions:", "jobs:")
+            if not any(l.startswith(k) for l in lines)]
+    bad += ["no push trigger"] * ("  - push" not in lines)
+    bad += ["not on ubuntu-latest"] * ("    runs-on: ubuntu-latest" not in lines)
+    blocks = re.split(r"\n      - ", text)
+    runs = {i: next((b for b in blocks if re.search(r"^\s*id: %s$" % i, b, re.M)), "")
+            for i in ids}
+    report = [b for b in blocks if "autograding-grading-reporter" in b]
+    env = dict(re.findall(r"^\s+(\w+_RESULTS): (.*)$", report[0], re.M)) if report else {}
+    runners = (re.findall(r"^\s+runners: (.*)$", report[0], re.M) or [""])[0] if report else ""
+for i in ids:
+    nn = i[4:]
+    if not re.search(r"make grade MODEL=cpu STEP=%s SRC=%s_\*/reduce\.cu" % (nn, i), runs[i]) \
+            or "tools/autograder/classroom.py" not in runs[i]:
+        bad.append("%s's step does not run make grade and classroom.py" % i)
+    if "${{steps.%s.outputs.result}}" % i not in str(env.get(i.upper() + "_RESULTS")):
+        bad.append("the reporter does not read %s's result" % i)
+bad += ["no reporter step"] * (not report)
+bad += ["the reporter's runners are %r" % runners] * (runners.split(",") != ids)
+print("%s: %s" % (how, "; ".join(bad) if bad else "a step per stage (%s to %s), then the "
+                  "reporter" % (ids[0], ids[-1])))
+sys.exit(bool(bad))
+PY
+) && pass "$WORKFLOW in the handout: $said" || fail "$WORKFLOW in the handout: $said"
+
+# One stage's step of the workflow, as GitHub runs it, in the handout: its untouched file (the
+# previous stage's code) gets no lesson points, in words for the student (no path of this
+# machine), out of the points graded without a GPU; the speed is said to be the instructor's.
+s=${gpu[4]:-${gpu[-1]}} # step05
+step=$(awk -v id="$s" '$0 ~ "^        id: " id "$" { on = 1; next }
+    on && /^        run: \|/ { run = 1; next }
+    run && /^          / { print substr($0, 11); next }
+    run { exit }' "$h/$WORKFLOW")
+output=$PWD/$check/github_output
+: > "$output"
+status=0
+(cd "$h" && GITHUB_OUTPUT=$output bash -e -c "$step") > "$check/step.log" 2>&1 || status=$?
+said=$(python3 - "$check/github_output" "$PWD" <<'PY' 2>&1
+import base64, json, sys
+line = [l for l in open(sys.argv[1]) if l.startswith("result=")]
+r = json.loads(base64.b64decode(line[-1][len("result="):]))
+lesson = [t for t in r["tests"] if t["name"].endswith(": lesson")]
+text = json.dumps(r)
+bad = ["status %s" % r["status"]] * (r["status"] != "fail")
+bad += ["max_score %s" % r["max_score"]] * (r["max_score"] != 80)
+bad += ["the lesson: %s" % lesson] * (not lesson or lesson[0]["score"] != 0
+                                      or "no lesson: it refused" not in lesson[0]["message"])
+bad += ["the speed is not said to be graded on a GPU"] * ("graded on a GPU" not in text)
+bad += ["a path: %s" % p for p in (sys.argv[2], "/tmp", "build/") if p in text]
+print("; ".join(bad) if bad else "%g of %g points, lesson 0: %s" % (
+    sum(t["score"] for t in r["tests"]), r["max_score"], lesson[0]["message"][:90]))
+sys.exit(bool(bad))
+PY
+) && [ "$status" -eq 0 ] && pass "the workflow's $s step on the untouched file: $said" ||
+    fail "the workflow's $s step (exit status $status, see $check/step.log): $said"
+
 # Every stage builds: each is the previous stage's working code (int32 and float32). A vendored
 # Criterion comes along for the tests.
 [ ! -f third_party/criterion/.done ] || ln -sfn "$PWD/third_party" "$h/third_party"
@@ -94,42 +192,6 @@ for s in "${stages[@]:1}"; do
 done
 [ ${#bad[@]} -eq 0 ] && pass "make test in the handout: $(tail -n 2 "$check/test.log" | head -n 1)" ||
     fail "make test in the handout: $(printf '%s; ' "${bad[@]}")see $check/test.log"
-
-# make handout COURSE_URL=...: README.md's Colab badge opens the notebook from that GitHub copy,
-# HANDOUT.md has the badge, the notebook's COURSE_URL field is the copy's address, and nothing else
-# changes; an address not on GitHub is refused in one sentence. Then the plain handout again.
-url=https://github.com/example-owner/example-course
-link=https://colab.research.google.com/github/example-owner/example-course/blob/main/$NOTEBOOK
-status=0
-make --no-print-directory handout COURSE_URL=$url.git > "$check/url.log" 2>&1 || status=$?
-bad=()
-[ "$status" -eq 0 ] || bad+=("exit status $status: $(tail -n 2 "$check/url.log" | paste -sd ' ')")
-[ "$(grep -cxF "$BADGE($link)" "$dir/README.md")" -eq 1 ] || bad+=("README.md has no badge line")
-grep -qF "$BADGE($link)" "$dir/HANDOUT.md" || bad+=("HANDOUT.md has no badge")
-python3 - "$NOTEBOOK" "$dir/$NOTEBOOK" "$url" <<'PY' || bad+=("the notebook: its COURSE_URL")
-import json, sys
-sys.path.insert(0, "tools")
-import notebook
-mine, theirs = notebook.load(sys.argv[1]), notebook.load(sys.argv[2])
-notebook.set_params(mine, [("COURSE_URL", sys.argv[3])])
-sys.exit(mine != theirs or json.dumps(theirs).count('COURSE_URL = \\"%s\\"' % sys.argv[3]) != 1)
-PY
-changed=$(diff -rq --exclude=build --exclude=third_party "$h" "$dir" |
-    grep -vE "(README|HANDOUT)\.md|$NOTEBOOK" | paste -sd ' ' || true)
-[ -z "$changed" ] || bad+=("other files changed: $changed")
-[ "$(diff "$h/README.md" "$dir/README.md" | grep -c '^[<>]')" -eq 2 ] ||
-    bad+=("README.md changed in more than its badge line")
-[ ${#bad[@]} -eq 0 ] && pass "make handout COURSE_URL=$url.git: the badge opens $link" ||
-    fail "make handout COURSE_URL=$url.git: $(printf '%s; ' "${bad[@]}")"
-status=0
-make --no-print-directory handout COURSE_URL=https://gitlab.com/a/b >/dev/null 2>"$tmp/err" ||
-    status=$?
-said=$(grep -v '^make: \*\*\*' "$tmp/err" || true)
-[ "$status" -ne 0 ] && [ "$(wc -l <<<"$said")" -eq 1 ] &&
-    [[ $said == "make handout: COURSE_URL="* ]] &&
-    pass "make handout COURSE_URL= not on GitHub: $said" ||
-    fail "make handout COURSE_URL=https://gitlab.com/a/b: exit status $status, said: $said"
-make --no-print-directory handout > /dev/null
 
 [ "$(git status --porcelain)" == "$before" ] && pass "git status is as it was: all of it under build/" ||
     fail "git status changed: $(git status --porcelain | head -n 5 | paste -sd ' ')"
