@@ -193,6 +193,42 @@ done
 [ ${#bad[@]} -eq 0 ] && pass "make test in the handout: $(tail -n 2 "$check/test.log" | head -n 1)" ||
     fail "make test in the handout: $(printf '%s; ' "${bad[@]}")see $check/test.log"
 
+# make handout COURSE_URL=...: README.md's Colab badge opens the notebook from that GitHub copy,
+# HANDOUT.md has the badge, the notebook's COURSE_URL field is the copy's address, and nothing else
+# changes; an address not on GitHub is refused in one sentence. Then the plain handout again.
+url=https://github.com/example-owner/example-course
+link=https://colab.research.google.com/github/example-owner/example-course/blob/main/$NOTEBOOK
+status=0
+make --no-print-directory handout COURSE_URL=$url.git > "$check/url.log" 2>&1 || status=$?
+bad=()
+[ "$status" -eq 0 ] || bad+=("exit status $status: $(tail -n 2 "$check/url.log" | paste -sd ' ')")
+[ "$(grep -cxF "$BADGE($link)" "$dir/README.md")" -eq 1 ] || bad+=("README.md has no badge line")
+grep -qF "$BADGE($link)" "$dir/HANDOUT.md" || bad+=("HANDOUT.md has no badge")
+python3 - "$NOTEBOOK" "$dir/$NOTEBOOK" "$url" <<'PY' || bad+=("the notebook: its COURSE_URL")
+import json, sys
+sys.path.insert(0, "tools")
+import notebook
+mine, theirs = notebook.load(sys.argv[1]), notebook.load(sys.argv[2])
+notebook.set_params(mine, [("COURSE_URL", sys.argv[3])])
+sys.exit(mine != theirs or json.dumps(theirs).count('COURSE_URL = \\"%s\\"' % sys.argv[3]) != 1)
+PY
+changed=$(diff -rq --exclude=build --exclude=third_party "$h" "$dir" |
+    grep -vE "(README|HANDOUT)\.md|$NOTEBOOK" | paste -sd ' ' || true)
+[ -z "$changed" ] || bad+=("other files changed: $changed")
+[ "$(diff "$h/README.md" "$dir/README.md" | grep -c '^[<>]')" -eq 2 ] ||
+    bad+=("README.md changed in more than its badge line")
+[ ${#bad[@]} -eq 0 ] && pass "make handout COURSE_URL=$url.git: the badge opens $link" ||
+    fail "make handout COURSE_URL=$url.git: $(printf '%s; ' "${bad[@]}")"
+status=0
+make --no-print-directory handout COURSE_URL=https://gitlab.com/a/b >/dev/null 2>"$tmp/err" ||
+    status=$?
+said=$(grep -v '^make: \*\*\*' "$tmp/err" || true)
+[ "$status" -ne 0 ] && [ "$(wc -l <<<"$said")" -eq 1 ] &&
+    [[ $said == "make handout: COURSE_URL="* ]] &&
+    pass "make handout COURSE_URL= not on GitHub: $said" ||
+    fail "make handout COURSE_URL=https://gitlab.com/a/b: exit status $status, said: $said"
+make --no-print-directory handout > /dev/null
+
 [ "$(git status --porcelain)" == "$before" ] && pass "git status is as it was: all of it under build/" ||
     fail "git status changed: $(git status --porcelain | head -n 5 | paste -sd ' ')"
 echo "check_handout: $passed passed, $failed failed"

@@ -9,6 +9,10 @@
 # the course's counters (GRADE_COUNTERS), and WORKFLOW, in the handout only, runs it for GitHub
 # Classroom on each push. tests/check_handout.sh proves all this; it sources this file, which then
 # only defines the functions.
+# COURSE_URL=https://github.com/OWNER/REPO (make handout COURSE_URL=...): where the handout's GitHub
+# copy will be. Its README.md's Colab badge then opens colab/reduction.ipynb from there (instead of
+# linking to the README's section that explains it), HANDOUT.md gets the badge too, and the
+# notebook's COURSE_URL field is set to it, so that the notebook clones that copy.
 set -euo pipefail
 
 # What the handout leaves out: PATH (a folder ends in /, a * makes it a git glob pathspec)|the make
@@ -37,6 +41,20 @@ die() { echo "make handout: $*" >&2; exit 1; }
 # model-table build FILE): the handout's make grade grades against them.
 GRADE_COUNTERS=results/cpu_model/lesson_counters.csv
 WORKFLOW=.github/workflows/classroom.yml # GitHub Classroom's autograding, in the handout only
+NOTEBOOK=colab/reduction.ipynb
+BADGE='[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]'
+escape() { sed 's/[][\.*^$]/\\&/g' <<<"$1"; } # a fixed string as a basic regular expression
+
+# colab_link: the Colab address of NOTEBOOK in COURSE_URL's GitHub copy (its main branch).
+colab_link() {
+    local u=${COURSE_URL%/}
+    u=${u%.git}
+    [[ $u =~ ^https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)$ ]] ||
+        die "COURSE_URL='$COURSE_URL' is not https://github.com/OWNER/REPO, the course's GitHub" \
+            "copy (Colab opens a notebook from GitHub)."
+    local repo=${BASH_REMATCH[1]}/${BASH_REMATCH[2]}
+    echo "https://colab.research.google.com/github/$repo/blob/main/$NOTEBOOK"
+}
 spec() { [[ $1 == *'*'* ]] && echo ":(glob)$1" || echo "$1"; } # a path or a glob, for git
 tracked() { git ls-files --error-unmatch "$(spec "$1")" >/dev/null 2>&1; }
 
@@ -282,6 +300,23 @@ For each stage, in order:
 
 Stage NN+1's `reduce.cu` starts from the course's own stage NN: finish stage NN before you open it.
 
+EOF
+    if [ -n "$link" ]; then
+        cat <<EOF
+**On a free GPU.** \`$NOTEBOOK\` builds, runs, tests and times a stage on Google Colab's free
+T4 GPU, in your browser, in a clone of $COURSE_URL; the badge opens it there:
+
+$BADGE($link)
+EOF
+    else
+        cat <<EOF
+**On a free GPU.** \`$NOTEBOOK\` builds, runs, tests and times a stage on Google Colab's free
+T4 GPU, in your browser: open it there (File > Open notebook > GitHub) from this handout's GitHub
+copy, and set its COURSE_URL field to that copy's address.
+EOF
+    fi
+    cat <<'EOF'
+
 `make help` lists what else there is (`make run`, `make bench`, `make profile STEP=NN`, ...).
 `make test` needs the Criterion library (and on the CPU model g++ and Boost.Context): `make deps`,
 as root, installs them. On a GPU, `compute-sanitizer --tool racecheck build/stepNN` (and
@@ -302,6 +337,12 @@ main() {
     git rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
         die "this folder is not a git checkout: make the handout in the course's repository."
     local dest=$out/reduction f entry i
+    link= # global, for handout_readme: the Colab badge's link, where COURSE_URL is given
+    if [ -n "${COURSE_URL:-}" ]; then
+        link=$(colab_link)
+        COURSE_URL=${COURSE_URL%/}
+        COURSE_URL=${COURSE_URL%.git} # https://github.com/OWNER/REPO, what the notebook clones
+    fi
 
     # The stages the harness runs (tools/stages.py); each must be in the handout.
     local stages=() s
@@ -354,12 +395,22 @@ main() {
       stub_rules "${stubs[@]}" "${STUBS[@]}"; } > "$dest/Makefile"
     mkdir -p "$dest/$(dirname "$WORKFLOW")"
     classroom_workflow $(python3 tools/stages.py list --kind gpu) > "$dest/$WORKFLOW"
+    # COURSE_URL: the README's badge opens the notebook from that copy, which the notebook clones.
+    if [ -n "$link" ]; then
+        [ -f "$dest/$NOTEBOOK" ] || die "$NOTEBOOK is not in the handout: git add it first."
+        [ "$(grep -c "^$(escape "$BADGE")(" "$dest/README.md")" -eq 1 ] ||
+            die "README.md needs one line that starts with the Colab badge, $BADGE(...)."
+        sed -i "s|^\\($(escape "$BADGE")\\)([^)]*)|\\1($link)|" "$dest/README.md"
+        python3 tools/notebook.py "$NOTEBOOK" --set COURSE_URL="$COURSE_URL" \
+            --write "$dest/$NOTEBOOK"
+    fi
     handout_readme "${stages[@]}" > "$dest/HANDOUT.md"
 
     # One tarball, the same bytes for the same files: sorted, no owner, the commit's time.
     tar -C "$out" --sort=name --owner=0 --group=0 --numeric-owner \
         --mtime="@$(git log -1 --format=%ct)" -cf - reduction | gzip -n > "$out/reduction.tar.gz"
     echo "handout: $dest/ and $out/reduction.tar.gz ($(find "$dest" -type f | wc -l) files; stages ${stages[1]:4:2} to ${stages[-1]:4:2} to write)"
+    [ -z "$link" ] || echo "handout: its Colab badge opens $link"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
