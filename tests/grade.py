@@ -475,6 +475,20 @@ class Submission:
         return True
 
 
+def crash_of(log):
+    """Why a test process died, in the student's terms: the first report of a tool or the harness
+    in the tests' output (a sanitizer's summary, the model's, a CUDA error) and the case that was
+    running (the last `case:` line before it; the tests run one at a time)."""
+    case, marks = "", ("SUMMARY: AddressSanitizer", "SUMMARY: ThreadSanitizer", "CPU model:",
+                       "CUDA error")
+    for l in read(log).splitlines():
+        if l.startswith("case: "):
+            case = l[len("case: "):].strip()
+        elif any(m in l for m in marks):
+            return "at %s: %s" % (case or "an unknown case", scrub(l.strip())[:300])
+    return "no report (the process died)%s" % ("; the last case started: " + case if case else "")
+
+
 def case_line(log):
     """The last `case: n = ..., block = ...` line the tests printed (test_stage.c), or ''."""
     cases = [l[len("case: "):].strip() for l in read(log).splitlines() if l.startswith("case: ")]
@@ -504,11 +518,11 @@ def run_tests(program, sub, tag, worker):
             for follow in lines[i + 1:]:
                 if not follow.startswith(" "):
                     break
-                w = re.sub(r"^ *# *", "", follow)
-                w = re.sub(r"^[\w./-]+:\d+: *", "", w)  # test_stage.c:96:
-                words.append(re.sub(r"^Assertion failed: *", "", w))
-            said.setdefault(m[1], "; ".join(w for w in words if w) or
-                            "it crashed (no assertion: the process died, e.g. an illegal address)")
+                if "Assertion failed:" in follow:
+                    words.append(follow.split("Assertion failed:", 1)[1].strip())
+            if words:
+                said.setdefault(m[1], "; ".join(words))
+    crashed = [t for t in dict.fromkeys(failed) if t not in said]  # died with no assertion
     # On the CPU model the tests past 2^31 elements skip, saying so: they need a GPU's memory and
     # speed (test_stage.c). Not run, not counted; any other skip fails.
     gpu_only = [k for k in skips if "CPU model does not run" in k] if MODEL != "gpu" else []
@@ -525,7 +539,10 @@ def run_tests(program, sub, tag, worker):
         return 0.0, "the test program exited %s without a report%s" % (
             rc, "; the last case started: " + where if where else ""), failed, False
     if failed:
-        first = ["%s: %s" % (t, said[t]) for t in dict.fromkeys(failed)][:3]
+        first = ["%s: %s" % (t, said[t]) for t in dict.fromkeys(failed) if t in said][:3]
+        if crashed:
+            first.insert(0, "the first crash %s (crashed: %s)" % (crash_of(log),
+                                                                  ", ".join(crashed)))
         return passed / total, "%d of %d tests passed; failed: %s" % (
             passed, total, " | ".join(first)[:900]), sorted(set(failed)), False
     if skips:
