@@ -1231,10 +1231,10 @@ def main(argv):
     out = os.path.abspath(os.environ.get("GRADE_OUT") or os.path.join(a.build, "grade"))
     if a.src:
         subs = [Submission(name_of(a.src), a.stages[0], os.path.abspath(a.src), out, False)]
-        what = "student file `%s`" % a.src
+        what = "student file `%s`" % shown(os.path.abspath(a.src))
     elif a.submissions:
         subs = submissions_in(a.submissions, a.stages, out)
-        what = "the submissions in `%s`" % a.submissions
+        what = "the submissions in `%s`" % shown(os.path.abspath(a.submissions))
     else:
         subs = [Submission(s, s, None, out, False) for s in a.stages]
         what = "the repository's own stages"
