@@ -141,6 +141,29 @@ def remove(*paths):
             os.remove(p)
 
 
+def clip(text, most=600):
+    """text cut to at most `most` characters at a word, with an ellipsis where it was cut."""
+    return text if len(text) <= most else text[:most].rsplit(" ", 1)[0] + " ..."
+
+
+def quiet(text):
+    """A sanitizer's line without what only its authors read: process ids, program counters,
+    addresses of registers and the binary's offsets."""
+    text = re.sub(r" *\((pid|pc)=?[^)]*\)", "", text)
+    text = re.sub(r" \(pc 0x[0-9a-f]+ bp 0x[0-9a-f]+ sp 0x[0-9a-f]+ T\d+\)", "", text)
+    return re.sub(r" \([\w.]+\+0x[0-9a-f]+\)", "", text)
+
+
+def signal_words(rc):
+    """An exit status as a person reads it: a negative one is the signal that killed it."""
+    if rc is not None and rc < 0:
+        try:
+            return "killed by signal %d (%s)" % (-rc, signal.Signals(-rc).name)
+        except ValueError:
+            return "killed by signal %d" % -rc
+    return "exit status %s" % rc
+
+
 def scrub(text):
     """A tool's words as a student may read them: every path reduced to its last part (the
     grader's folders are nobody's business; `reduce.cu:42` stays)."""
@@ -352,6 +375,17 @@ def guard_help(program):
     return _HELP[program]
 
 
+def refused(program, n, words):
+    """Why a program refused n, in the student's terms: a file that declares one thread block
+    (stage_info's single_block, stages 02-04) takes at most 2 x 1024 elements, whatever the stage
+    it is graded as (the harness's own sentence names the stage it is built as)."""
+    if "single_block=1" in read_program_info(program):
+        return ("your file declares one thread block (its STAGE says .single_block = true), so it "
+                "takes n <= 2048, and refused n = %d: this stage's lesson sums that many over many "
+                "blocks" % n)
+    return "it refused n = %d (%s), which the stage's lesson takes" % (n, clip(words, 300))
+
+
 def count(program, size, prefix, jail=None, env=None):
     """The lesson counters of one reduce() call of `program` at size (n, block): Nsight Compute's
     on a GPU, the model's on the CPU model (a BUILD/counters/stepNN). Returns (counters, None,
@@ -364,6 +398,8 @@ def count(program, size, prefix, jail=None, env=None):
         if rc is None:
             return None, "it did not finish in %d s on the CPU model" % LIMIT, []
         c, why = lessons.model_counters_from(n, rc, read(prefix + ".log"))
+        if rc == 2:
+            why = refused(program, n, why)
         return c, why, []
     if NCU is None:
         return None, "Nsight Compute (ncu) was not found: it ships with the CUDA toolkit", []
@@ -381,10 +417,10 @@ def count(program, size, prefix, jail=None, env=None):
     if rc is None:
         return None, "it did not finish in %d s under Nsight Compute" % NCU_LIMIT, []
     if rc == 2:
-        return None, "it refused n = %d (%s), which the stage's lesson takes" % (n, words), []
+        return None, refused(program, n, words), []
     if rc not in (0, 1) or " result=" not in line:  # a wrong sum (1) still counts what ran
-        return None, "it failed under Nsight Compute (exit status %s): %s" % (
-            rc, (line or words or "no output")[:200]), []
+        return None, "it failed under Nsight Compute (%s): %s" % (
+            signal_words(rc), clip(line or words or "no output")), []
     if not os.path.exists(prefix + ".ncu-rep"):
         return None, "Nsight Compute profiled no kernel in its reduce() call: it launched none", []
     # Mangled names: the default drops namespaces, and a library's kernel could pass for one of
@@ -450,7 +486,7 @@ class Submission:
     def feedback(self):
         """The first thing to fix, in the student's terms (no grader path), or ''."""
         if not self.compiled:
-            return "did not compile: " + self.checks["correct"]["text"]
+            return self.checks["correct"]["text"]
         return next(("%s: %s" % (c, self.checks[c]["text"]) for c in CHECKS if not self.full(c)),
                     "")
 
@@ -485,7 +521,7 @@ def crash_of(log):
         if l.startswith("case: "):
             case = l[len("case: "):].strip()
         elif any(m in l for m in marks):
-            return "at %s: %s" % (case or "an unknown case", scrub(l.strip())[:300])
+            return "at %s: %s" % (case or "an unknown case", clip(quiet(scrub(l.strip()))))
     return "no report (the process died)%s" % ("; the last case started: " + case if case else "")
 
 
@@ -536,8 +572,8 @@ def run_tests(program, sub, tag, worker):
                      "reach, or a loop that never ends)%s" % (
                          LIMIT, "; the last case started: " + where if where else "")), [], True
     if not any(l.startswith("1..") for l in lines):
-        return 0.0, "the test program exited %s without a report%s" % (
-            rc, "; the last case started: " + where if where else ""), failed, False
+        return 0.0, "the test program ended (%s) without a report%s" % (
+            signal_words(rc), "; the last case started: " + where if where else ""), failed, False
     if failed:
         first = ["%s: %s" % (t, said[t]) for t in dict.fromkeys(failed) if t in said][:3]
         if crashed:
@@ -614,7 +650,7 @@ def model_report(text):
                 frame = next((re.sub(r"^ *#\d+ 0x[0-9a-f]+ in ", "", f).strip()
                               for f in lines[i + 1:i + 40] if re.search(r"\.cu:\d+", f)),
                              "")
-                return tool, (head + (" at " + frame if frame else ""))[:300]
+                return tool, clip(quiet(head + (" at " + frame if frame else "")))
     return None, ""
 
 
@@ -711,7 +747,7 @@ def lesson(graded, sub, ref, w):
         # it launched nothing), which rejects it; else the tools' (no ncu, counters restricted)
         checked = why.startswith(("it ", "Nsight Compute profiled no kernel"))
         sub.caught += ["lesson"] * checked
-        return sub.check("lesson", 0.0, ("no lesson: " if checked else "not checked: ") + why)
+        return sub.check("lesson", 0.0, why if checked else "not checked: " + why)
     foreign = []
     if names and sub.src:
         try:
@@ -806,10 +842,10 @@ def grade(sub, ref, w):
                       BUILD=float_graded, GRADE_STEP=s, GRADE_SRC=sub.src)
         if not ok:
             log = read(logs[0]) + read(logs[1])
-            first = [l for l in log.splitlines() if re.search(r"error|undefined reference", l, re.I)
-                     and not l.startswith("make")][:3]
+            first = list(dict.fromkeys(l for l in log.splitlines() if re.search(
+                r"error|undefined reference", l, re.I) and not l.startswith("make")))[:3]
             sub.compiled, sub.caught = False, ["compile"]
-            words = scrub(" | ".join(first) or log[-300:])
+            words = "did not compile: " + scrub(" | ".join(first) or log[-300:])
             for c in CHECKS:
                 sub.check(c, None if c == "fast enough" and MODEL != "gpu" else 0.0,
                           words if c == "correct" else "did not compile")
@@ -857,9 +893,9 @@ def write_reports(out, subs, header, workers, wall):
     lines += ["| %s | %d | %.0f |" % (w.name, w.count, w.busy) for w in workers]
     lines += ["", "%d submissions, %d graded in this run, in %.0f s on %d %s%s." % (
         len(subs), sum(not s.reused for s in subs), wall, len(workers),
-        "GPUs" if MODEL == "gpu" else "model slots",
-        "; a right submission took %.0f s (median of %d; %.0f to %.0f)" % (
-            right[len(right) // 2], len(right), right[0], right[-1]) if right else "")]
+        ("GPU" if MODEL == "gpu" else "model slot") + "s" * (len(workers) != 1),
+        "; a right submission took %.0f to %.0f s (%d of them)" % (right[0], right[-1], len(right))
+        if right else "")]
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     for s in subs:
