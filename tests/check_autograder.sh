@@ -2,14 +2,15 @@
 # check_autograder.sh: proves `make autograder` (tools/autograder/) without Gradescope, on one
 # stage (05): makes the bundle, unzips it into an AUTOGRADER_ROOT under build/autograder-check/
 # laid out as Gradescope lays out /autograder (source/: the unzipped bundle; submission/;
-# results/), runs its setup.sh (as root: apt only for what is missing) and its run_autograder on
-# three submissions: the course's own step05_segmented/reduce.cu, submitted as
+# results/), runs its setup.sh (as root: apt only for what is missing; without its proof,
+# AUTOGRADER_SETUP_PROOF=0, which is the first grade below) and its run_autograder on three
+# submissions: the course's own step05_segmented/reduce.cu, submitted as
 # step05_segmented/reduce.cu; tests/class/gina.cu alone (it writes past the end of its array);
 # and one with no .cu file. Each results.json must be JSON with the fields Gradescope reads (a
 # numeric score; tests, each with a name and a score no more than its max_score), name the file
 # graded (or say what was expected), and name no path of the grading machine ('/autograder',
 # '/tmp', '/work', 'build/', the root's own); the right file must get every point that is graded,
-# the wrong one fewer, the empty one 0. It takes a few minutes (three grades on the CPU model).
+# the wrong one fewer, the empty one 0. About two minutes: two grades on the CPU model.
 # Prints one line per check, then "check_autograder: N passed, N failed".
 # Usage: bash tests/check_autograder.sh. Exit status: 0 every check passed, 1 one failed.
 set -euo pipefail
@@ -52,9 +53,12 @@ done
     fail "the zip: ${bad[*]}"
 
 t=$(date +%s)
-if AUTOGRADER_ROOT=$root bash "$root/source/setup.sh" > "$check/setup.log" 2>&1; then
-    pass "setup.sh ($(($(date +%s) - t)) s): $(grep -E "^setup.sh: (the course's own file|make,)" \
-        "$check/setup.log" | sed 's/^setup.sh: //' | paste -sd ';' | cut -c1-120)"
+# Its proof (the course's own file graded as a submission) is left out: the right submission
+# below is that same grade, through run_autograder.
+if AUTOGRADER_ROOT=$root AUTOGRADER_SETUP_PROOF=0 bash "$root/source/setup.sh" \
+    > "$check/setup.log" 2>&1; then
+    pass "setup.sh ($(($(date +%s) - t)) s): $(grep -E "^setup.sh: (make,|AUTOGRADER_)" \
+        "$check/setup.log" | sed 's/^setup.sh: //' | paste -sd ' ' | cut -c1-150)"
 else
     fail "setup.sh: $(tail -n 3 "$check/setup.log" | paste -sd ' ' | cut -c1-300)"
 fi

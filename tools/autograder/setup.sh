@@ -9,7 +9,8 @@
 # as a submission: that builds every program a student's grade reuses (each submission then
 # builds only its own file), and proves that this image grades, before any student submits.
 # Usage: setup.sh, with AUTOGRADER_ROOT (default /autograder) laid out as Gradescope lays it out:
-# source/ holds the unzipped bundle (autograder.env, course/).
+# source/ holds the unzipped bundle (autograder.env, course/). AUTOGRADER_SETUP_PROOF=0 leaves the
+# proof out (tests/check_autograder.sh, whose first submission is the same file, graded the same).
 # Exit status: 0 ready; 1 an install failed, or the course's own file did not get every point
 # that is graded (the image's build then fails on Gradescope, with this output).
 set -euo pipefail
@@ -39,6 +40,10 @@ fi
 make -C "$COURSE" --no-print-directory deps MODEL=cpu
 
 # The course's own file of the stage, graded as a student's: the image's proof, and its builds.
+if [ "${AUTOGRADER_SETUP_PROOF:-1}" = 0 ]; then
+    echo "setup.sh: AUTOGRADER_SETUP_PROOF=0: no proof; the first grade builds what it needs."
+    exit 0
+fi
 echo "setup.sh: grading the course's own $STAGE/reduce.cu as a submission (the image's proof)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
