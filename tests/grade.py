@@ -24,6 +24,7 @@ programs do not build, 3 no CUDA device (MODEL=gpu).
 """
 import argparse
 import configparser
+import contextlib
 import csv
 import glob
 import hashlib
@@ -65,6 +66,8 @@ NCU = next((c for c in (os.environ.get("NCU"), shutil.which("ncu"), "/usr/local/
             if c and os.access(c, os.X_OK)), None)
 SANDBOX = None
 PRINT = threading.Lock()
+CRITERION = threading.Lock()  # one Criterion runner at a time where they share /tmp (Sandbox)
+NO_LOCK = contextlib.nullcontext()
 
 
 def say(*words):
@@ -175,7 +178,13 @@ class Sandbox:
     PID namespace whose processes all die when its first does (no daemon outlives a check)."""
     # The working folder is entered again after the mounts: a process keeps the folder it started
     # in as it was, so a relative path would still reach the tree through the writable mount.
-    SCRIPT = ('while [ "$1" != -- ]; do mount --bind "$1" "$1" && '
+    # A /tmp of its own where no folder it needs is in /tmp: Criterion's runner binds
+    # /tmp/criterion_PID.sock, and in a PID namespace every runner is PID 1 or 2, so that two
+    # sandboxes at once fail ("Address already in use"); Nsight Compute and compute-sanitizer keep
+    # their lock and pipe files there too.
+    SCRIPT = ('if [ "$1" = tmp ]; then mount -t tmpfs -o size=2g tmpfs /tmp || exit 125; '
+              'export TMPDIR=/tmp; fi; shift; '
+              'while [ "$1" != -- ]; do mount --bind "$1" "$1" && '
               'mount -o remount,bind,ro "$1" || exit 125; shift; done; shift; '
               'mount --bind "$1" "$1" && mount -o remount,bind,rw "$1" || exit 125; shift; '
               'cd "$PWD" || exit 125; exec "$@"')
@@ -201,12 +210,20 @@ class Sandbox:
                       "the submissions ran WITHOUT a sandbox (%s): a program could write files "
                       "this user can write" % self.why)
 
+    def private_tmp(self, writable):
+        """Whether a sandbox writing `writable` gets a /tmp of its own: none of its folders is in
+        /tmp (Gradescope's check runs in one), and there is a sandbox."""
+        return not self.why and not any(
+            p == "/tmp" or p.startswith("/tmp/") for p in self.readonly +
+            [os.path.realpath(writable), ROOT])
+
     def wrap(self, cmd, writable):
         if self.why:
             return cmd
         user = ["--map-root-user"] if os.geteuid() != 0 else []
         return (["unshare", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"] + user +
-                ["sh", "-c", self.SCRIPT, "sandbox"] + self.readonly +
+                ["sh", "-c", self.SCRIPT, "sandbox",
+                 "tmp" if self.private_tmp(writable) else "shared"] + self.readonly +
                 ["--", os.path.realpath(writable)] + list(cmd))
 
 
@@ -540,8 +557,10 @@ def run_tests(program, sub, tag, worker):
     # died of SIGSEGV without a report in 12 of 24 runs (an H200 host, 2026-11-27); alone, one job
     # runs a stage's 16 tests in about 6 s.
     jobs = os.environ.get("GRADE_TEST_JOBS") or "1"
-    rc = run([program, "--tap=" + tap, "--xml=" + xml, "--jobs=" + jobs], log, LIMIT,
-             sub.folder, worker.env)
+    # Without a /tmp of its own, one Criterion runner at a time (Sandbox.SCRIPT says why).
+    with (CRITERION if not SANDBOX.private_tmp(sub.folder) else NO_LOCK):
+        rc = run([program, "--tap=" + tap, "--xml=" + xml, "--jobs=" + jobs], log, LIMIT,
+                 sub.folder, worker.env)
     lines = read(tap).splitlines()
     total = sum(1 for l in lines if re.match(r"(not )?ok ", l))
     skips = [l.split("# SKIP", 1)[1].strip() for l in lines if re.match(r"ok .*# SKIP", l)]
@@ -745,7 +764,7 @@ def lesson(graded, sub, ref, w):
     c, why, names = measure(size)
     if c is None:  # "it ...": the program's own doing (it refused the lesson's n, it failed,
         # it launched nothing), which rejects it; else the tools' (no ncu, counters restricted)
-        checked = why.startswith(("it ", "Nsight Compute profiled no kernel"))
+        checked = why.startswith(("it ", "your file ", "Nsight Compute profiled no kernel"))
         sub.caught += ["lesson"] * checked
         return sub.check("lesson", 0.0, why if checked else "not checked: " + why)
     foreign = []
