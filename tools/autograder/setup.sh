@@ -45,7 +45,7 @@ if [ "${AUTOGRADER_SETUP_PROOF:-1}" = 0 ]; then
     exit 0
 fi
 echo "setup.sh: grading the course's own $STAGE/reduce.cu as a submission (the image's proof)"
-work=$(mktemp -d)
+work=$(mktemp -d "$ROOT/setup.XXXXXX") # outside /tmp, as run_autograder's (it says why)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/course"
 cp "$COURSE/$STAGE/reduce.cu" "$work/course/reduce.cu"
