@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # check_autograder.sh: proves `make autograder` (tools/autograder/) without Gradescope, on one
-# stage (05): makes the bundle, unzips it into an AUTOGRADER_ROOT under build/autograder-check/
+# stage (04, a single block: its tests take seconds on the model): makes the bundle, unzips it into an AUTOGRADER_ROOT under build/autograder-check/
 # laid out as Gradescope lays out /autograder (source/: the unzipped bundle; submission/;
 # results/), runs its setup.sh (as root: apt only for what is missing; without its proof,
 # AUTOGRADER_SETUP_PROOF=0, which is the first grade below) and its run_autograder on three
-# submissions: the course's own step05_segmented/reduce.cu, submitted as
-# step05_segmented/reduce.cu; tests/class/gina.cu alone (it writes past the end of its array);
+# submissions: the course's own step04_smem/reduce.cu, submitted as step04_smem/reduce.cu; the
+# mutant no_syncthreads alone (no barrier between the rounds: a race, wrong sums);
 # and one with no .cu file. Each results.json must be JSON with the fields Gradescope reads (a
 # numeric score; tests, each with a name and a score no more than its max_score), name the file
 # graded (or say what was expected), and name no path of the grading machine ('/autograder',
 # '/tmp', '/work', 'build/', the root's own); the right file must get every point that is graded,
-# the wrong one fewer, the empty one 0. About two minutes: two grades on the CPU model.
+# the wrong one fewer, the empty one 0. About a minute: two grades on the CPU model.
 # Prints one line per check, then "check_autograder: N passed, N failed".
 # Usage: bash tests/check_autograder.sh. Exit status: 0 every check passed, 1 one failed.
 set -euo pipefail
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 passed=0 failed=0
 pass() { echo "ok: $*"; passed=$((passed + 1)); }
 fail() { echo "FAILED: $*"; failed=$((failed + 1)); }
-STEP=05 STAGE=step05_segmented
+STEP=04 STAGE=step04_smem
 before=$(git status --porcelain)
 check=build/autograder-check
 rm -rf "$check" && mkdir -p "$check"
@@ -133,8 +133,9 @@ PY
 
 submit right "$STAGE/reduce.cu" "$STAGE/reduce.cu"
 judge right full "Graded your file $STAGE/reduce.cu"
-submit wrong tests/class/gina.cu gina.cu
-judge wrong less "Graded your file gina.cu"
+bash tools/bench/variant.sh step04_smem/mutants/no_syncthreads.patch "$check/no_syncthreads.cu"
+submit wrong "$check/no_syncthreads.cu" no_syncthreads.cu
+judge wrong less "Graded your file no_syncthreads.cu"
 submit none "" ""
 judge none zero "Expected $STAGE/reduce.cu"
 [ "$(git status --porcelain)" == "$before" ] && pass "git status is as it was: all under build/" ||

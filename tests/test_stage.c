@@ -315,6 +315,11 @@ ParameterizedTestParameters(stage, data_race_free)
         cases[count++] = (struct race_case){n, large, seed};
         cases[count++] = (struct race_case){STAGE.single_block ? small + 1 : 1000, small, seed};
     }
+#ifdef REDUCE_FLOAT
+    /* A race is in the kernel's accesses and barriers, not in its element type: the int32 build
+     * runs these (CI's time on the model). */
+    count = 0;
+#endif
     return cr_make_param_array(struct race_case, cases, STAGE.on_gpu ? count : 0);
 }
 
