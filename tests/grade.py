@@ -11,14 +11,14 @@ model (model/): the tests, its memory, race and barrier checks, its lesson count
 graded on a GPU only. A rerun skips a submission graded before and unchanged, with the same grader,
 tests and references (GRADE_FRESH=1 grades every one again).
 
-Environment: GRADE_TIMEOUT (seconds; 120, on the CPU model 600) bounds each program's run (the tests': longer is a
-hang); GRADE_SPEED overrides grade.ini's speed limit; GRADE_LIBRARY=allow lets a reduce() call a
-library's kernels; GRADE_SANDBOX=0 runs without the unshare(1) sandbox; GRADE_TEST_JOBS, the
-Criterion jobs of each test run; GRADE_OUT (BUILD/grade; BUILD/mutants for make mutants) gets
-report.md, class.csv (points, grade and feedback: the same whatever the number of GPUs),
-timings.csv (who ran where and how long), junit.xml and, per submission, NAME/ (STAGE/NAME/ when
-several stages are graded): report.md and results.json (Gradescope's format), what the student
-sees, and the grader's logs.
+Environment: GRADE_TIMEOUT (seconds; 120, on the CPU model 600) bounds each program's run (the
+tests': longer is a hang); GRADE_SPEED overrides grade.ini's speed limit; GRADE_LIBRARY=allow lets
+a reduce() call a library's kernels; GRADE_SANDBOX=0 runs without the unshare(1) sandbox;
+GRADE_TEST_JOBS, the Criterion jobs of each test run (4 on a GPU, 1 on the model); GRADE_OUT
+(BUILD/grade; BUILD/mutants for make mutants) gets report.md, class.csv (points, grade and
+feedback: the same whatever the number of GPUs), timings.csv (who ran where and how long),
+junit.xml and, per submission, NAME/ (STAGE/NAME/ when several stages are graded): report.md
+and results.json (Gradescope's format), what the student sees, and the grader's logs.
 Exit status: 0 every submission passed, 1 some did not, 2 bad usage or the repository's own
 programs do not build, 3 no CUDA device (MODEL=gpu).
 """
@@ -67,6 +67,7 @@ NCU = next((c for c in (os.environ.get("NCU"), shutil.which("ncu"), "/usr/local/
 SANDBOX = None
 PRINT = threading.Lock()
 CRITERION = threading.Lock()  # one Criterion runner at a time where they share /tmp (Sandbox)
+PROFILER = threading.Lock()  # one ncu or compute-sanitizer at a time where they share ports
 NO_LOCK = contextlib.nullcontext()
 
 
@@ -118,15 +119,34 @@ def run(cmd, out, limit, jail=None, env=None):
     if jail is not None:
         cmd = SANDBOX.wrap(cmd, jail)
     with open(out, "wb") as f:
-        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             start_new_session=True, cwd=ROOT,
-                             env=dict(os.environ, **(env or {})))
+        with LIVE_LOCK:
+            p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 start_new_session=True, cwd=ROOT,
+                                 env=dict(os.environ, **(env or {})))
+            LIVE.add(p.pid)
         try:
             return p.wait(timeout=limit)
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             return None
+        finally:
+            with LIVE_LOCK:
+                LIVE.discard(p.pid)
+
+
+# Each program runs in a session of its own (its limit kills the whole session), which a signal
+# to the grader's own process group does not reach: the grader ends them itself when it is
+# stopped, or they would run on beside the next grade (a stopped run's Nsight Compute kept a GPU).
+LIVE, LIVE_LOCK = set(), threading.Lock()
+
+
+def stopped(signum, frame):
+    with LIVE_LOCK:
+        for pid in LIVE:
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+    os._exit(128 + signum)
 
 
 def read(path):
@@ -174,15 +194,29 @@ def scrub(text):
 
 
 class Sandbox:
-    """unshare(1): a mount namespace in which `readonly` folders are read-only but for one, and a
-    PID namespace whose processes all die when its first does (no daemon outlives a check)."""
+    """unshare(1): a mount namespace in which `readonly` folders are read-only but for one, a
+    PID namespace whose processes all die when its first does (no daemon outlives a check), and a
+    network namespace with a loopback of its own."""
     # The working folder is entered again after the mounts: a process keeps the folder it started
     # in as it was, so a relative path would still reach the tree through the writable mount.
-    # A /tmp of its own where no folder it needs is in /tmp: Criterion's runner binds
-    # /tmp/criterion_PID.sock, and in a PID namespace every runner is PID 1 or 2, so that two
-    # sandboxes at once fail ("Address already in use"); Nsight Compute and compute-sanitizer keep
-    # their lock and pipe files there too.
-    SCRIPT = ('if [ "$1" = tmp ]; then mount -t tmpfs -o size=2g tmpfs /tmp || exit 125; '
+    # A /tmp and a /dev/shm of its own where no folder it needs is in /tmp: Criterion's runner
+    # binds /tmp/criterion_PID.sock and maps /dev/shm/bxf_arena_PID, and in a PID namespace
+    # every runner is PID 1 or 2, so that two sandboxes at once fail ("Address already in use",
+    # "Protocol error"); Nsight Compute and compute-sanitizer keep their lock and pipe files
+    # there too.
+    # A network of its own, since every sandbox's processes have the same PIDs: Nsight Compute
+    # finds the program it launched by its PID among those listening on ports 49152 and up of
+    # the host's loopback, and four sandboxes at once profiled each other's programs (a 4-GPU
+    # H200 host, 2026-11-27: "Connected to process 112 (.../gpu0/step04)" in GPU 2's log).
+    # The loopback is brought up with SIOCSIFFLAGS: `ip` need not be installed.
+    LOOPBACK = ("import fcntl, socket, struct\n"
+                "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                "flags = fcntl.ioctl(s, 0x8913, struct.pack('16sh22x', b'lo', 0))\n"
+                "up = struct.unpack('16sh', flags[:18])[1] | 1\n"
+                "fcntl.ioctl(s, 0x8914, struct.pack('16sh22x', b'lo', up))\n")
+    SCRIPT = ('if [ "$1" = net ]; then "$2" -c "$3" || exit 125; fi; shift 3; '
+              'if [ "$1" = tmp ]; then mount -t tmpfs -o size=2g tmpfs /tmp && '
+              'mount -t tmpfs -o size=2g tmpfs /dev/shm || exit 125; '
               'export TMPDIR=/tmp; fi; shift; '
               'while [ "$1" != -- ]; do mount --bind "$1" "$1" && '
               'mount -o remount,bind,ro "$1" || exit 125; shift; done; shift; '
@@ -191,6 +225,7 @@ class Sandbox:
 
     def __init__(self, readonly):
         self.readonly = sorted({os.path.realpath(d) for d in readonly if d and os.path.isdir(d)})
+        self.net = True
         self.why = ("GRADE_SANDBOX=0" if os.environ.get("GRADE_SANDBOX") == "0" else None
                     if shutil.which("unshare") else "unshare(1) was not found (util-linux)")
         if not self.why:
@@ -201,14 +236,25 @@ class Sandbox:
                 test = ["sh", "-c", '! touch "$0" 2>/dev/null && touch "$1/ok"',
                         os.path.basename(probe), d]
                 p = subprocess.run(self.wrap(test, d), capture_output=True, text=True, cwd=ROOT)
+                if p.returncode != 0:  # no network namespace here? Then the host's network
+                    self.net = False
+                    p = subprocess.run(self.wrap(test, d), capture_output=True, text=True,
+                                       cwd=ROOT)
                 if p.returncode != 0 or not os.path.exists(os.path.join(d, "ok")):
                     self.why = "unshare did not make the tree read-only (%s)" % (
                         (p.stderr.strip().splitlines() or ["exit status %d" % p.returncode])[0])
             remove(probe)
         self.words = ("each submission ran in a sandbox (unshare: the tree read-only but for its "
-                      "own folder, its processes ended with each check)" if not self.why else
+                      "own folder, %s, its processes ended with each check)" % (
+                          "no network" if self.net else "the host's network")
+                      if not self.why else
                       "the submissions ran WITHOUT a sandbox (%s): a program could write files "
                       "this user can write" % self.why)
+
+    def shared_ports(self):
+        """Whether sandboxes share the host's loopback while their PIDs repeat: then one Nsight
+        Compute or compute-sanitizer at a time, since each finds its program by PID."""
+        return not self.why and not self.net
 
     def private_tmp(self, writable):
         """Whether a sandbox writing `writable` gets a /tmp of its own: none of its folders is in
@@ -221,8 +267,10 @@ class Sandbox:
         if self.why:
             return cmd
         user = ["--map-root-user"] if os.geteuid() != 0 else []
-        return (["unshare", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"] + user +
-                ["sh", "-c", self.SCRIPT, "sandbox",
+        return (["unshare", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"] +
+                ["--net"] * self.net + user +
+                ["sh", "-c", self.SCRIPT, "sandbox", "net" if self.net else "host",
+                 sys.executable, self.LOOPBACK,
                  "tmp" if self.private_tmp(writable) else "shared"] + self.readonly +
                 ["--", os.path.realpath(writable)] + list(cmd))
 
@@ -421,9 +469,10 @@ def count(program, size, prefix, jail=None, env=None):
     if NCU is None:
         return None, "Nsight Compute (ncu) was not found: it ships with the CUDA toolkit", []
     remove(prefix + ".ncu-rep")
-    rc = run([NCU, "--profile-from-start", "off", "--clock-control", "none", "--metrics",
-              ",".join(lessons.metrics()), "-o", prefix, "-f", program] + args,
-             prefix + ".log", NCU_LIMIT, jail, env)
+    with PROFILER if SANDBOX and SANDBOX.shared_ports() else NO_LOCK:
+        rc = run([NCU, "--profile-from-start", "off", "--clock-control", "none", "--metrics",
+                  ",".join(lessons.metrics()), "-o", prefix, "-f", program] + args,
+                 prefix + ".log", NCU_LIMIT, jail, env)
     said = read(prefix + ".log").splitlines()
     line = next((l for l in said if l.startswith("stage=")), "")
     words = next((l for l in said if l and not l.startswith("==")), "")
@@ -553,12 +602,14 @@ def run_tests(program, sub, tag, worker):
     the tests that passed, text for the student, failed tests, whether it hung)."""
     tap, xml, log = (os.path.join(sub.folder, tag + ext) for ext in (".tap", ".xml", ".log"))
     remove(tap, xml)
-    # One job: with --jobs=4, four Criterion runners at once on a 4-GPU host, each in its sandbox,
-    # died of SIGSEGV without a report in 12 of 24 runs (an H200 host, 2026-11-27); alone, one job
-    # runs a stage's 16 tests in about 6 s.
-    jobs = os.environ.get("GRADE_TEST_JOBS") or "1"
-    # Without a /tmp of its own, one Criterion runner at a time (Sandbox.SCRIPT says why).
-    with (CRITERION if not SANDBOX.private_tmp(sub.folder) else NO_LOCK):
+    # Four jobs on a GPU (a stage's 16 tests in 3.4 s on an H200, 6.3 s with one), one on the
+    # model (a core a slot). Criterion's runner binds /tmp/criterion_PID.sock and its BoxFort
+    # maps /dev/shm/bxf_arena_PID: in sandboxes that share them, where every runner has PID 1 or
+    # 2, four runners at once died of SIGSEGV or "Protocol error" (a 4-GPU H200 host,
+    # 2026-11-27). The sandbox gives each its own /tmp and /dev/shm; without them, one runner at
+    # a time.
+    jobs = os.environ.get("GRADE_TEST_JOBS") or ("4" if MODEL == "gpu" else "1")
+    with (CRITERION if not SANDBOX.why and not SANDBOX.private_tmp(sub.folder) else NO_LOCK):
         rc = run([program, "--tap=" + tap, "--xml=" + xml, "--jobs=" + jobs], log, LIMIT,
                  sub.folder, worker.env)
     lines = read(tap).splitlines()
@@ -619,26 +670,40 @@ def correct(graded, sub, ref, w):
 
 
 def sanitize(graded, sub, ref, w):
-    """On a GPU: memcheck, racecheck and synccheck (tests/sanitize.sh), one after another, each
-    alone on the GPU (beside each other they ran past their limits). On the model: its memory
-    (AddressSanitizer), race (ThreadSanitizer, three schedules) and barrier checks."""
+    """On a GPU: memcheck, racecheck and synccheck (tests/sanitize.sh), the three at once, each
+    its own sanitize.sh with its own logs. On the model: its memory (AddressSanitizer), race
+    (ThreadSanitizer, three schedules) and barrier checks."""
     if MODEL != "gpu":
         return sanitize_model(graded, sub, w)
-    env = dict(w.env, SANITIZE_TOOLS=" ".join(TOOLS), SANITIZE_BROKEN="0",
-               SANITIZE_TIMEOUT="45", SANITIZE_REPORTS_ONLY="1",
-               SANITIZE_LOGS=os.path.join(sub.folder, "sanitize"),
-               SANITIZE_PROBE=os.path.join(ref.build, sub.stage))
-    log = os.path.join(sub.folder, "sanitize.log")
-    rc = run(["bash", os.path.join(HERE, "sanitize.sh"), graded, sub.stage], log, 600,
-             sub.folder, env)
-    rows = {r[1]: r[2:] for r in (l.split(None, 3) for l in read(log).splitlines()
-                                  if l.startswith(sub.stage + " ")) if len(r) > 2}
-    if rc is None or rc == 2 or not rows:
-        return sub.check("race-free", 0.0, "the sanitizer did not run: " + (
-            read(log).strip().splitlines() or ["no output"])[-1])
+    rows, said = {}, {}
+
+    def one(tool):
+        env = dict(w.env, SANITIZE_TOOLS=tool, SANITIZE_BROKEN="0", SANITIZE_TIMEOUT="45",
+                   SANITIZE_REPORTS_ONLY="1", SANITIZE_LOGS=os.path.join(sub.folder, "sanitize",
+                                                                         tool),
+                   SANITIZE_PROBE=os.path.join(ref.build, sub.stage))
+        log = os.path.join(sub.folder, "sanitize.%s.log" % tool)
+        with PROFILER if SANDBOX and SANDBOX.shared_ports() else NO_LOCK:
+            rc = run(["bash", os.path.join(HERE, "sanitize.sh"), graded, sub.stage], log, 600,
+                     sub.folder, env)
+        text = read(log)
+        row = [r[2:] for r in (l.split(None, 3) for l in text.splitlines()
+                               if l.startswith(sub.stage + " ")) if len(r) > 2 and r[1] == tool]
+        if rc is None or rc == 2 or not row:
+            said[tool] = (text.strip().splitlines() or ["no output"])[-1]
+        else:
+            rows[tool] = row[0]
+    threads = [threading.Thread(target=one, args=(t,)) for t in TOOLS]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if said and not rows:
+        return sub.check("race-free", 0.0, "the sanitizer did not run: " + scrub(
+            said.get(TOOLS[0]) or next(iter(said.values()))))
     parts = []
     for tool in TOOLS:
-        r = rows.get(tool, ["FAILED:", "did not run"])
+        r = rows.get(tool, ["FAILED:", "did not run: " + scrub(said.get(tool, "no output"))])
         if r[0] == "ok":
             parts.append((tool, 1.0, "clean"))
         else:
@@ -874,8 +939,34 @@ def grade(sub, ref, w):
         sub.took["build"] = time.time() - start
     if replay:
         sub.types = "int32 and float32 (the replay)" if TYPE == "int" else "float32"
+    if MODEL == "gpu":
+        # The tests and the sanitizers at once: neither is timed nor counted, the GPU has room for
+        # both, and a hang's limits then run out side by side. The speed and the counters come
+        # after, alone on the GPU.
+        failure = []
+
+        def tools():
+            t0 = time.time()
+            try:
+                sanitize(graded, sub, ref, w)
+            except BaseException as e:  # raised again below, in the worker's own thread
+                failure.append(e)
+            sub.took["race-free"] = time.time() - t0
+        beside = threading.Thread(target=tools)
+        beside.start()
+        t0 = time.time()
+        correct(graded, sub, ref, w)
+        sub.took["correct"] = time.time() - t0
+        beside.join()
+        if failure:
+            raise failure[0]
+        # The reasons in the checks' order, whichever finished first (class.csv's must not vary)
+        sub.caught.sort(key=lambda c: c not in ("timeout", "huge", "tests"))
+        sub.took = {c: sub.took[c] for c in ("build", "correct", "race-free") if c in sub.took}
     for name, check in (("correct", correct), ("race-free", sanitize), ("fast enough", speed),
                         ("lesson", lesson)):
+        if name in sub.took:
+            continue
         t0 = time.time()
         if sub.hang and name in ("fast enough", "lesson"):
             sub.check(name, 0.0, "not %s: the tests hang" % ("timed" if name == "fast enough"
@@ -1273,6 +1364,8 @@ def mutants(build, names):
 
 
 def main(argv):
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, stopped)
     p = argparse.ArgumentParser(prog="grade.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("build", metavar="BUILD", help="the build folder (make's BUILD)")
