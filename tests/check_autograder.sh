@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check_autograder.sh: proves `make autograder` (tools/autograder/) without Gradescope, on one
-# stage (04, a single block: its tests take seconds on the model): makes the bundle, unzips it into an AUTOGRADER_ROOT under build/autograder-check/
-# laid out as Gradescope lays out /autograder (source/: the unzipped bundle; submission/;
+# stage (04, a single block: its tests take seconds on the model): makes the bundle, unzips it
+# into an AUTOGRADER_ROOT under build/autograder-check/ laid out as Gradescope lays out /autograder (source/: the unzipped bundle; submission/;
 # results/), runs its setup.sh (as root: apt only for what is missing; without its proof,
 # AUTOGRADER_SETUP_PROOF=0, which is the first grade below) and its run_autograder on three
 # submissions: the course's own step04_smem/reduce.cu, submitted as step04_smem/reduce.cu; the
