@@ -19,9 +19,10 @@ import subprocess
 import sys
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", d)
-                for d in ("bench", "metrics", "")]  # no package: plot.py, table.py, stages.py
+                for d in ("bench", "metrics", "")] + [  # no package: plot.py, table.py, stages.py
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "step09_multi_gpu")]
 import plot  # noqa: E402 (tools/bench/plot.py)
-from plot_allreduce import HEADER as ALLREDUCE, TABLE_BYTES  # noqa: E402
+from plot_allreduce import HEADER as ALLREDUCE, TABLE_BYTES  # noqa: E402 (stage 9's)
 
 ESCAPE = str.maketrans({"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\textasciitilde{}",
                         **{c: "\\" + c for c in "&%$#_{}"}})

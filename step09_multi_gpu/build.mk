@@ -21,7 +21,7 @@ TESTS_OF.step09 += $(TEST_STEP09)
 .PHONY: step09 bench-step09
 step09: $(BUILD)/step09
 bench-step09: $(BUILD)/step09 ## on GPUs: step09's all-reduce, 1 KiB..1 GiB (GPUS=G), into results/<gpu>/allreduce.csv + .png
-	@bash tools/bench/allreduce.sh $(BUILD) $(GPUS)
+	@bash step09_multi_gpu/allreduce.sh $(BUILD) $(GPUS)
 
 # Stage 9: its own main, stage 8's kernel on each GPU, NCCL (NCCL_FLAGS, found above). Its files
 # and a second copy of stage 8's are compiled with --default-stream per-thread (PTDS): stage 8's

@@ -2,8 +2,9 @@
 """Draw the reduction benchmark plot (GB/s against n) from the benchmark CSV.
 
 Usage: python3 tools/bench/plot.py CSV [-o PNG] [--table | --table-only]; --help says what each
-does. Its CSV reader and number formats serve harris.py and plot_allreduce.py beside it and
-slides/tables.py too. Needs only matplotlib (works with 3.6 and 3.8+); python.sh finds one.
+does. Its CSV reader and number formats serve harris.py beside it, and
+step09_multi_gpu/plot_allreduce.py and slides/tables.py too. Needs only matplotlib (works with 3.6
+and 3.8+); python.sh finds one.
 """
 import argparse
 import csv

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Draw stage 9's all-reduce plot (bandwidth against message size) from its CSV.
 
-Usage: python3 tools/bench/plot_allreduce.py CSV [-o PNG] [--table]; --help says what each does.
+Usage: python3 step09_multi_gpu/plot_allreduce.py CSV [-o PNG] [--table]; --help says what each
+does.
 
 Left: bus bandwidth busbw (nccl-tests' formula), the rate each GPU's link carries in a ring
 all-reduce, one line per G > 1; one GPU has no link (busbw 0), so the right panel shows algorithm
@@ -15,7 +16,10 @@ import os
 import sys
 from collections import defaultdict
 
-from plot import pyplot, read_rows, size  # tools/bench/plot.py: the CSV with its header checked
+# tools/bench/plot.py: the CSV reader that checks the header, and the plot's number formats
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
+                                "bench"))
+from plot import pyplot, read_rows, size  # noqa: E402
 
 HEADER = ("gpu,gpus,type,bytes,time_ms,algbw_gbps,busbw_gbps,latency_ms,copy_gbps,wrong"
           .split(","))
@@ -49,8 +53,8 @@ def table(gpu, series):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("csv", help="rows of `build/step09 --bench --csv CSV` (tools/bench/allreduce.sh "
-                    "keeps one run per number of GPUs); step09_multi_gpu/README.md says how "
+    ap.add_argument("csv", help="rows of `build/step09 --bench --csv CSV` (allreduce.sh beside "
+                    "it keeps one run per number of GPUs); step09_multi_gpu/README.md says how "
                     "time_ms and latency_ms are measured")
     ap.add_argument("-o", dest="png", help="output image (default: allreduce.png next to the CSV)")
     ap.add_argument("--table", action="store_true", help="also print a Markdown table of busbw "

@@ -2,8 +2,8 @@
 # allreduce.sh BUILD [GPUS]: `make bench-step09`. Runs BUILD/step09 --bench (on GPUS GPUs, default
 # every visible one) into results/<gpu name>/allreduce.csv, where the rows of runs on other numbers
 # of GPUs are kept and those of the same number replaced (all rows, where its header is an older
-# step09's), then draws results/<gpu name>/allreduce.png (tools/bench/plot_allreduce.py) and prints
-# its table. NCCL_NVLS_ENABLE=0 unless set (see step09).
+# step09's), then draws results/<gpu name>/allreduce.png (plot_allreduce.py, beside it) and
+# prints its table. NCCL_NVLS_ENABLE=0 unless set (see step09).
 set -euo pipefail
 build=$1 gpus=${2:-}
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
@@ -23,5 +23,8 @@ elif [ -f "$csv" ]; then
 fi
 mv "$tmp" "$csv"
 echo "wrote $csv"
-py=$(bash tools/bench/python.sh) || { echo "no matplotlib: run python3 tools/bench/plot_allreduce.py $csv where it is" >&2; exit 0; }
-"$py" tools/bench/plot_allreduce.py "$csv" --table
+py=$(bash tools/bench/python.sh) || {
+    echo "no matplotlib: run python3 step09_multi_gpu/plot_allreduce.py $csv where it is" >&2
+    exit 0
+}
+"$py" step09_multi_gpu/plot_allreduce.py "$csv" --table
