@@ -67,7 +67,7 @@ NCU = next((c for c in (os.environ.get("NCU"), shutil.which("ncu"), "/usr/local/
 SANDBOX = None
 PRINT = threading.Lock()
 CRITERION = threading.Lock()  # one Criterion runner at a time where they share /tmp (Sandbox)
-PROFILER = threading.Lock()  # one ncu or compute-sanitizer at a time where they share ports
+PROFILER = threading.Lock()  # one ncu or compute-sanitizer at a time: Sandbox.shared_ports
 NO_LOCK = contextlib.nullcontext()
 
 
@@ -253,7 +253,8 @@ class Sandbox:
 
     def shared_ports(self):
         """Whether sandboxes share the host's loopback while their PIDs repeat: then one Nsight
-        Compute or compute-sanitizer at a time, since each finds its program by PID."""
+        Compute at a time, since it finds its program by PID, and one compute-sanitizer, which
+        beside others exited 255 with no summary (a 4-GPU H200 host, 2026-11-27; why not known)."""
         return not self.why and not self.net
 
     def private_tmp(self, writable):
