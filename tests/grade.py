@@ -329,9 +329,9 @@ class Worker:
 
     def __init__(self, index, gpu, build):
         self.index, self.gpu = index, gpu
-        # A temporary folder of its own, outside the sandbox's read-only tree: Nsight Compute and
-        # compute-sanitizer keep their lock and pipe files in TMPDIR, and four of them sharing one
-        # on a 4-GPU host waited on each other past their time limits (an H200 host, 2026-11-27).
+        # A temporary folder of its own, outside the sandbox's read-only tree, for what runs where
+        # the sandbox has no /tmp of its own (Sandbox.private_tmp): Nsight Compute and
+        # compute-sanitizer keep their lock and pipe files in TMPDIR.
         self.tmp = tempfile.mkdtemp(prefix="grade-%s-" % (gpu if gpu is not None else index))
         self.env = dict({"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {},
                         TMPDIR=self.tmp)
