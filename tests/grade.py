@@ -276,6 +276,25 @@ class Sandbox:
                 ["--", os.path.realpath(writable)] + list(cmd))
 
 
+def at_once(calls):
+    """Runs each callable of `calls` in a thread of its own and waits for them all; an exception
+    in one is raised again here, after the others have finished."""
+    failure = []
+
+    def call(f):
+        try:
+            f()
+        except BaseException as e:
+            failure.append(e)
+    threads = [threading.Thread(target=call, args=(f,)) for f in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failure:
+        raise failure[0]
+
+
 class Memo:
     """A cache that computes each key once, whichever worker thread asks first."""
 
@@ -694,11 +713,7 @@ def sanitize(graded, sub, ref, w):
             said[tool] = (text.strip().splitlines() or ["no output"])[-1]
         else:
             rows[tool] = row[0]
-    threads = [threading.Thread(target=one, args=(t,)) for t in TOOLS]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    at_once([lambda t=t: one(t) for t in TOOLS])
     if said and not rows:
         return sub.check("race-free", 0.0, "the sanitizer did not run: " + scrub(
             said.get(TOOLS[0]) or next(iter(said.values()))))
@@ -940,41 +955,27 @@ def grade(sub, ref, w):
         sub.took["build"] = time.time() - start
     if replay:
         sub.types = "int32 and float32 (the replay)" if TYPE == "int" else "float32"
-    if MODEL == "gpu":
-        # The tests and the sanitizers at once: neither is timed nor counted, the GPU has room for
-        # both, and a hang's limits then run out side by side. The speed and the counters come
-        # after, alone on the GPU.
-        failure = []
+    # On a GPU the tests and the sanitizers at once: neither is timed nor counted, the GPU has
+    # room for both, and a hang's limits then run out side by side; the speed and the counters
+    # come after, each alone on the GPU. On the model, one check after another (a core a slot).
+    checks = dict(zip(CHECKS, (correct, sanitize, speed, lesson)))
+    phases = ([CHECKS[:2]] + [(c,) for c in CHECKS[2:]] if MODEL == "gpu" else
+              [(c,) for c in CHECKS])
 
-        def tools():
-            t0 = time.time()
-            try:
-                sanitize(graded, sub, ref, w)
-            except BaseException as e:  # raised again below, in the worker's own thread
-                failure.append(e)
-            sub.took["race-free"] = time.time() - t0
-        beside = threading.Thread(target=tools)
-        beside.start()
-        t0 = time.time()
-        correct(graded, sub, ref, w)
-        sub.took["correct"] = time.time() - t0
-        beside.join()
-        if failure:
-            raise failure[0]
-        # The reasons in the checks' order, whichever finished first (class.csv's must not vary)
-        sub.caught.sort(key=lambda c: c not in ("timeout", "huge", "tests"))
-        sub.took = {c: sub.took[c] for c in ("build", "correct", "race-free") if c in sub.took}
-    for name, check in (("correct", correct), ("race-free", sanitize), ("fast enough", speed),
-                        ("lesson", lesson)):
-        if name in sub.took:
-            continue
+    def timed(name):
         t0 = time.time()
         if sub.hang and name in ("fast enough", "lesson"):
             sub.check(name, 0.0, "not %s: the tests hang" % ("timed" if name == "fast enough"
                                                              else "checked"))
         else:
-            check(graded, sub, ref, w)
+            checks[name](graded, sub, ref, w)
         sub.took[name] = time.time() - t0
+    for phase in phases:
+        at_once([lambda c=c: timed(c) for c in phase])
+    # The reasons and times in the checks' order, whichever of a phase finished first (class.csv
+    # must not vary): the correctness check's reasons first.
+    sub.caught.sort(key=lambda c: c not in ("timeout", "huge", "tests"))
+    sub.took = {c: sub.took[c] for c in ("build",) + CHECKS if c in sub.took}
     sub.seconds = time.time() - start
     say("%s: %.0f s on %s (%s)" % (sub.label, sub.seconds, w.name,
                                    ", ".join("%s %.0f s" % kv for kv in sub.took.items())))
@@ -1182,14 +1183,9 @@ def grade_all(build, subs, out, what):
     warm = sorted({sub.stage for sub in list(todo.queue) if sub.src})
     if MODEL == "gpu" and warm:
         t0 = time.time()
-        builds = [threading.Thread(target=make, args=(
-            [x for st in warm for x in targets_of(st, w.graded)],
-            os.path.join(logs, "warm.%s.log" % w.gpu)), kwargs=dict(BUILD=w.graded))
-            for w in workers]
-        for t in builds:
-            t.start()
-        for t in builds:
-            t.join()
+        at_once([lambda w=w: make([x for st in warm for x in targets_of(st, w.graded)],
+                                  os.path.join(logs, "warm.%s.log" % w.gpu), BUILD=w.graded)
+                 for w in workers])
         say("grade: each GPU's build of stages %s ready in %.0f s" % (
             ", ".join(st[4:] for st in warm), time.time() - t0))
 
@@ -1208,11 +1204,7 @@ def grade_all(build, subs, out, what):
                 sub.caught.append("grader")
             w.busy += time.time() - t0
             w.count += 1
-    threads = [threading.Thread(target=work, args=(w,)) for w in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    at_once([lambda w=w: work(w) for w in workers])
     for w in workers:
         shutil.rmtree(w.tmp, ignore_errors=True)
     gpu = (re.findall(r'device="([^"]*)"', read(probe)) or ["a CUDA GPU"])[0] if MODEL == "gpu" \
@@ -1345,11 +1337,7 @@ def mutants(build, names):
             say("mutant %s: %s as %s, %s" % (name, shown(origin), stage,
                                              "compiles" if compiles else "does not compile"))
     if build_only:
-        threads = [threading.Thread(target=build_one, args=(k,)) for k in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        at_once([lambda k=k: build_one(k) for k in range(2)])
         if bad:
             die(1, " ".join(bad))
     if build_only:
