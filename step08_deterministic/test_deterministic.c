@@ -10,7 +10,7 @@
  * order. In the int32 build the replay is one more exact sum to agree with.
  * The 69 sizes run in 8 tests, a size in 8 each (a process and a CUDA context a test, not a
  * size: make grade replays this file for every stage-8 submission); each failure names its n, and
- * a "case:" line on stderr before each sum names the one that killed its test. */
+ * announce_case's line on stderr before each sum names the one that killed its test. */
 #include "test_util.h" /* Criterion, harness.h */
 
 /* step08's constants, as its lesson states them. */
@@ -114,8 +114,7 @@ ParameterizedTest(size_t *g, deterministic, gpu_bits_are_the_replays)
         for (int p = 0; p < 2; ++p) {
             const char *name = p ? "alternating" : "wide-range";
             elem_t *x = new_input(n, PATTERNS[p], 808 + i);
-            fprintf(stderr, "case: n = %zu, block = %d, %s input (seed %zu)\n", n, BLOCK, name,
-                    808 + i);
+            announce_case(n, BLOCK, name, 808 + i);
             elem_t want = replay(x, n), got;
             gpu_run_stage(x, n, BLOCK, 0, &got, NULL);
             cr_expect(memcmp(&got, &want, sizeof got) == 0,

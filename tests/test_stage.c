@@ -47,14 +47,10 @@ static elem_t stage_sum(elem_t *input, size_t n, unsigned int block)
     return sum;
 }
 
-/* Says on stderr which sum comes next, in one line of a fixed format, e.g.
- *     case: n = 1025, block = 256, full-range input (seed 1008)
- * so that a case that kills its test before Criterion can say anything (a CUDA error exits, a
- * fault crashes) is the last such line of its test's output. */
+/* test_util.h's announce_case, with the pattern's name. */
 static void announce(size_t n, unsigned int block, enum pattern pattern, uint64_t seed)
 {
-    fprintf(stderr, "case: n = %zu, block = %u, %s input (seed %llu)\n", n, block,
-            PATTERN_NAME[pattern], (unsigned long long)seed);
+    announce_case(n, block, PATTERN_NAME[pattern], seed);
 }
 
 /* The stage's sum of n elements of `pattern`, made from `seed`, with `block` threads a block, must

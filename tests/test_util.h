@@ -78,6 +78,17 @@ static inline elem_t *new_input(size_t n, enum pattern pattern, uint64_t seed)
     return input;
 }
 
+/* Says on stderr which sum comes next, in one line of a fixed format, e.g.
+ *     case: n = 1025, block = 256, full-range input (seed 1008)
+ * so that a case that kills its test before Criterion can say anything (a CUDA error exits, a
+ * fault crashes) is the last such line of its test's output: tests/run.sh keeps them in
+ * build/test-results/NAME.cases, and make grade names that case (tests/grade.py, case_line). */
+static inline void announce_case(size_t n, unsigned int block, const char *input, uint64_t seed)
+{
+    fprintf(stderr, "case: n = %zu, block = %u, %s input (seed %llu)\n", n, block, input,
+            (unsigned long long)seed);
+}
+
 /* Criterion runs every test in its own process: CUDA is initialised inside the test, never before
  * the runner forks. A test skips only when the machine has no CUDA device, and says so; any other
  * CUDA failure fails it. */
