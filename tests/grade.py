@@ -540,6 +540,7 @@ class Submission:
         self.types = "int32" if TYPE == "int" else "float32"
         self.gpu = self.gpu_name = self.key = None
         self.reused = False
+        self.replayed = None  # stage 8's float32 replay, run beside the tests on a GPU (replay)
 
     def check(self, name, score, text, parts=()):
         self.checks[name] = dict(score=score, text=scrub(text), parts=[
@@ -803,7 +804,7 @@ def speed(graded, sub, ref, w):
         return sub.check("fast enough", 0.0, "your file defines %s, which the C library, the CUDA "
                          "runtime or the harness defines: a stage defines reduce(), STAGE and its "
                          "own functions only, so its time cannot be trusted" % ", ".join(foreign))
-    n = SPEED_N if ref.takes(sub.stage, SPEED_N) else 2048
+    n = speed_n(sub.stage, ref)
     sub.ms, why = bench_ms(os.path.join(graded, "bench_" + sub.stage), n,
                            os.path.join(sub.folder, "bench"), sub.folder, w.env)
     sub.ref_ms, ref_why = ref.bench_ms(sub.stage, n, w)
@@ -841,7 +842,7 @@ def lesson(graded, sub, ref, w):
             prefix = os.path.join(sub.folder, "lesson.%d" % size[0])
             mine[size] = count(program, size, prefix, sub.folder, w.env)
         return mine[size]
-    size = BIG if ref.takes(s, BIG[0]) else SMALL
+    size, sizes = lesson_sizes(s, ref)
     c, why, names = measure(size)
     if c is None:  # "it ...": the program's own doing (it refused the lesson's n, it failed,
         # it launched nothing), which rejects it; else the tools' (no ncu, counters restricted)
@@ -867,11 +868,7 @@ def lesson(graded, sub, ref, w):
                              "(this course allows no library's reduction)", [
                                  ("own kernels", 0.0, words)])
         parts.append(("own kernels", 1.0, words + " (this course allows it)"))
-    for k in lesson_stages(s):
-        # stage NN's own lesson at its size (a predecessor that cannot take it at its own largest,
-        # as Reference.counters does); an earlier one where both its stages run
-        ksize = size if k == s or ref.takes(k, size[0]) and ref.takes(previous(k), size[0]) \
-            else SMALL
+    for k, ksize in sizes:
         (prev, why_p), (this, why_t) = ref.counters(previous(k), ksize, w), ref.counters(k, ksize,
                                                                                           w)
         ours, why_o = (this, None) if k == s else ref.counters(s, ksize, w)
@@ -899,16 +896,40 @@ def lesson(graded, sub, ref, w):
     if not any(p.startswith("stage %d's lesson:" % int(s[4:])) for p, _, _ in parts):
         return sub.check("lesson", 0.0, "not checked: no counter separates the repository's "
                          "stages %s and %s" % (previous(s), s))
-    replay = stage_of(s).float32_replay  # stage 8's test_deterministic: its lesson is an order
-    if replay:
-        r_score, r_text, _, _ = run_tests(os.path.join(float_build(graded), replay), sub,
-                                          "replay", w)
+    if stage_of(s).float32_replay:  # stage 8's test_deterministic: its lesson is an order
+        r_score, r_text = sub.replayed or replay(graded, sub, ref, w)
         parts.append(("float32 exact replay", 1.0 if r_score == 1 else 0.0, r_text))
     score = sum(f for _, f, _ in parts) / len(parts)
     sub.caught += ["lesson"] * (score < 1)
     bad = ["%s: %s" % (p, w_) for p, f, w_ in parts if f < 1]
     sub.check("lesson", score, ("%d of %d lesson parts ok" % (len(parts) - len(bad), len(parts)))
               + ("; " + " | ".join(bad) if bad else ""), parts)
+
+
+def replay(graded, sub, ref, w):
+    """Stage 8's float32 exact replay (its stage.ini's float32_replay, a Criterion program), part
+    of its lesson: (fraction of its tests passed, text for the student), kept in sub.replayed.
+    Neither timed nor counted, so on a GPU it runs beside the tests and the sanitizers."""
+    score, text, _, _ = run_tests(os.path.join(float_build(graded), stage_of(sub.stage)
+                                               .float32_replay), sub, "replay", w)
+    sub.replayed = (score, text)
+    return sub.replayed
+
+
+def lesson_sizes(s, ref):
+    """(size, [(k, ksize)]): the (n, block) stage s's own counters are taken at (BIG, or SMALL
+    for a stage that cannot take BIG's n), and each lesson k it is graded on (lesson_stages) with
+    the size it is checked at: stage s's own lesson at s's size (a predecessor that cannot take it
+    at its own largest, as Reference.counters does); an earlier one where both its stages run at
+    that size, else at SMALL."""
+    size = BIG if ref.takes(s, BIG[0]) else SMALL
+    return size, [(k, size if k == s or ref.takes(k, size[0]) and ref.takes(previous(k), size[0])
+                   else SMALL) for k in lesson_stages(s)]
+
+
+def speed_n(stage, ref):
+    """The n the speed check times stage `stage` at: SPEED_N, or 2048 for a single-block stage."""
+    return SPEED_N if ref.takes(stage, SPEED_N) else 2048
 
 
 def targets_of(stage, graded):
@@ -927,19 +948,23 @@ def grade(sub, ref, w):
     s = sub.stage
     graded = w.graded if sub.src else ref.build
     float_graded = float_build(graded)
-    replay = stage_of(s).float32_replay
+    replays = stage_of(s).float32_replay
     sub.gpu, sub.gpu_name = w.gpu, w.name
     say("== %s: %s as %s, on %s" % (sub.label, shown(sub.src or source_of(s)), s, w.name))
     if sub.src:
         remove(*(os.path.join(d, f) for d in (graded, float_graded, os.path.join(graded, "thread"),
                                               os.path.join(graded, "counters")) for f in (
             "obj/stage_%s.o" % s, "obj/depth_%s.o" % s, s, "test_" + s, "bench_" + s) +
-            ((replay,) if replay else ())))
+            ((replays,) if replays else ())))
         logs = [os.path.join(sub.folder, f) for f in ("build.log", "build.float.log")]
-        ok = make(targets_of(s, graded), logs[0], BUILD=graded, GRADE_STEP=s, GRADE_SRC=sub.src)
-        if ok and replay:
-            ok = make([os.path.join(float_graded, replay)], logs[1], True,
-                      BUILD=float_graded, GRADE_STEP=s, GRADE_SRC=sub.src)
+        # The int32 build and stage 8's float32 replay at once: two builds, two folders
+        built = [True, True]
+        at_once([lambda: built.__setitem__(0, make(targets_of(s, graded), logs[0], BUILD=graded,
+                                                   GRADE_STEP=s, GRADE_SRC=sub.src))] +
+                [lambda: built.__setitem__(1, make(
+                    [os.path.join(float_graded, replays)], logs[1], True, BUILD=float_graded,
+                    GRADE_STEP=s, GRADE_SRC=sub.src))] * bool(replays))
+        ok = all(built)
         if not ok:
             log = read(logs[0]) + read(logs[1])
             first = list(dict.fromkeys(l for l in log.splitlines() if re.search(
@@ -953,14 +978,15 @@ def grade(sub, ref, w):
             sub.took["build"] = sub.seconds
             return
         sub.took["build"] = time.time() - start
-    if replay:
+    if replays:
         sub.types = "int32 and float32 (the replay)" if TYPE == "int" else "float32"
-    # On a GPU the tests and the sanitizers at once: neither is timed nor counted, the GPU has
-    # room for both, and a hang's limits then run out side by side; the speed and the counters
-    # come after, each alone on the GPU. On the model, one check after another (a core a slot).
-    checks = dict(zip(CHECKS, (correct, sanitize, speed, lesson)))
-    phases = ([CHECKS[:2]] + [(c,) for c in CHECKS[2:]] if MODEL == "gpu" else
-              [(c,) for c in CHECKS])
+    # On a GPU the tests, the sanitizers and stage 8's replay (the lesson's untimed part) at once:
+    # none is timed nor counted, the GPU has room for them, and a hang's limits then run out side
+    # by side; the speed and the counters come after, each alone on the GPU. On the model, one
+    # check after another (a core a slot), the replay inside the lesson.
+    checks = dict(zip(CHECKS, (correct, sanitize, speed, lesson)), replay=replay)
+    phases = ([CHECKS[:2] + ("replay",) * bool(replays)] + [(c,) for c in CHECKS[2:]]
+              if MODEL == "gpu" else [(c,) for c in CHECKS])
 
     def timed(name):
         t0 = time.time()
@@ -1122,6 +1148,42 @@ def fingerprint(stages):
     return h.hexdigest()
 
 
+def measure_references(ref, subs, workers):
+    """Measures, before any submission is graded, what the submissions `subs` will be compared
+    with: the repository's stage's speed on each GPU (each worker times its own, alone on its
+    GPU) and the counters of every stage their lessons name (lesson_sizes), shared out among the
+    workers, once a run. Measured inside the first submission's checks, they made a right stage-8
+    file take 49 s alone on an H200, 40 of them its lesson, 33 of those the repository's 11
+    Nsight Compute runs (2026-11-27): they are the class's cost, not the file's. What this misses
+    is still measured on demand (Reference's Memo); with GRADE_REFERENCE_COUNTERS none is."""
+    t0 = time.time()
+    stages = sorted({sub.stage for sub in subs})
+    jobs = [] if TABLE else list(dict.fromkeys(
+        (t, ksize) for s in stages for k, ksize in lesson_sizes(s, ref)[1]
+        for t in (previous(k), k, s) if not lessons.runs_no_kernel(t)))
+    counted = queue.Queue()
+    for j in jobs:
+        counted.put(j)
+
+    def work(w):
+        if MODEL == "gpu":
+            for s in stages:
+                ref.bench_ms(s, speed_n(s, ref), w)
+        while True:
+            try:
+                stage, size = counted.get_nowait()
+            except queue.Empty:
+                return
+            ref.counters(stage, size, w)
+    if not stages:
+        return
+    at_once([lambda w=w: work(w) for w in workers])
+    say("grade: the repository's stages measured in %.0f s: %s" % (time.time() - t0, (
+        "their speed on each GPU, " if MODEL == "gpu" else "") + (
+        "their counters from %s" % shown(TABLE) if TABLE else "their counters in %d %s" % (
+            len(jobs), "Nsight Compute runs" if MODEL == "gpu" else "runs on the CPU model"))))
+
+
 def grade_all(build, subs, out, what):
     """Builds and measures the references, grades every submission (in parallel, a worker per
     GPU), writes the reports. Returns the submissions."""
@@ -1188,6 +1250,8 @@ def grade_all(build, subs, out, what):
                  for w in workers])
         say("grade: each GPU's build of stages %s ready in %.0f s" % (
             ", ".join(st[4:] for st in warm), time.time() - t0))
+
+    measure_references(ref, list(todo.queue), workers)
 
     def work(w):
         while True:
