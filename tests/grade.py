@@ -6,7 +6,8 @@ runs. Each check is scored on its parts and weighed as tests/grade.ini says (GRA
 course's own copy): the tests passed of those run, each sanitizer tool, the time against the
 limit, each lesson counter. Submissions are graded in parallel, one per GPU at a time (GRADE_GPUS:
 how many of the machine's GPUs to use), each timed against the repository's stage measured on the
-same GPU. Without a GPU (MODEL=cpu, make's default there) every check but the speed runs on the CPU
+same GPU; the repository's stages (their speed, their counters) are measured once a run, before
+any submission (measure_references). Without a GPU (MODEL=cpu, make's default there) every check but the speed runs on the CPU
 model (model/): the tests, its memory, race and barrier checks, its lesson counters; the speed is
 graded on a GPU only. A rerun skips a submission graded before and unchanged, with the same grader,
 tests and references (GRADE_FRESH=1 grades every one again).
