@@ -7,10 +7,10 @@ course's own copy): the tests passed of those run, each sanitizer tool, the time
 limit, each lesson counter. Submissions are graded in parallel, one per GPU at a time (GRADE_GPUS:
 how many of the machine's GPUs to use), each timed against the repository's stage measured on the
 same GPU; the repository's stages (their speed, their counters) are measured once a run, before
-any submission (measure_references). Without a GPU (MODEL=cpu, make's default there) every check but the speed runs on the CPU
-model (model/): the tests, its memory, race and barrier checks, its lesson counters; the speed is
-graded on a GPU only. A rerun skips a submission graded before and unchanged, with the same grader,
-tests and references (GRADE_FRESH=1 grades every one again).
+any submission (measure_references). Without a GPU (MODEL=cpu, make's default there) every check
+but the speed runs on the CPU model (model/): the tests, its memory, race and barrier checks, its
+lesson counters; the speed is graded on a GPU only. A rerun skips a submission graded before and
+unchanged, with the same grader, tests and references (GRADE_FRESH=1 grades every one again).
 
 Environment: GRADE_TIMEOUT (seconds; 120, on the CPU model 600) bounds each program's run (the
 tests': longer is a hang); GRADE_SPEED overrides grade.ini's speed limit; GRADE_LIBRARY=allow lets
@@ -278,22 +278,25 @@ class Sandbox:
 
 
 def at_once(calls):
-    """Runs each callable of `calls` in a thread of its own and waits for them all; an exception
-    in one is raised again here, after the others have finished."""
-    failure = []
+    """Runs each callable of `calls` in a thread of its own, waits for them all and returns their
+    results in `calls`' order; an exception in one is raised again here, after the others have
+    finished."""
+    calls = list(calls)
+    results, failure = [None] * len(calls), []
 
-    def call(f):
+    def call(i):
         try:
-            f()
+            results[i] = calls[i]()
         except BaseException as e:
             failure.append(e)
-    threads = [threading.Thread(target=call, args=(f,)) for f in calls]
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(len(calls))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     if failure:
         raise failure[0]
+    return results
 
 
 class Memo:
@@ -949,23 +952,21 @@ def grade(sub, ref, w):
     s = sub.stage
     graded = w.graded if sub.src else ref.build
     float_graded = float_build(graded)
-    replays = stage_of(s).float32_replay
+    replay_program = stage_of(s).float32_replay
     sub.gpu, sub.gpu_name = w.gpu, w.name
     say("== %s: %s as %s, on %s" % (sub.label, shown(sub.src or source_of(s)), s, w.name))
     if sub.src:
         remove(*(os.path.join(d, f) for d in (graded, float_graded, os.path.join(graded, "thread"),
                                               os.path.join(graded, "counters")) for f in (
             "obj/stage_%s.o" % s, "obj/depth_%s.o" % s, s, "test_" + s, "bench_" + s) +
-            ((replays,) if replays else ())))
+            ((replay_program,) if replay_program else ())))
         logs = [os.path.join(sub.folder, f) for f in ("build.log", "build.float.log")]
         # The int32 build and stage 8's float32 replay at once: two builds, two folders
-        built = [True, True]
-        at_once([lambda: built.__setitem__(0, make(targets_of(s, graded), logs[0], BUILD=graded,
-                                                   GRADE_STEP=s, GRADE_SRC=sub.src))] +
-                [lambda: built.__setitem__(1, make(
-                    [os.path.join(float_graded, replays)], logs[1], True, BUILD=float_graded,
-                    GRADE_STEP=s, GRADE_SRC=sub.src))] * bool(replays))
-        ok = all(built)
+        ok = all(at_once([lambda: make(targets_of(s, graded), logs[0], BUILD=graded,
+                                       GRADE_STEP=s, GRADE_SRC=sub.src)] +
+                         [lambda: make([os.path.join(float_graded, replay_program)], logs[1], True,
+                                       BUILD=float_graded, GRADE_STEP=s, GRADE_SRC=sub.src)] *
+                         bool(replay_program)))
         if not ok:
             log = read(logs[0]) + read(logs[1])
             first = list(dict.fromkeys(l for l in log.splitlines() if re.search(
@@ -979,14 +980,14 @@ def grade(sub, ref, w):
             sub.took["build"] = sub.seconds
             return
         sub.took["build"] = time.time() - start
-    if replays:
+    if replay_program:
         sub.types = "int32 and float32 (the replay)" if TYPE == "int" else "float32"
     # On a GPU the tests, the sanitizers and stage 8's replay (the lesson's untimed part) at once:
     # none is timed nor counted, the GPU has room for them, and a hang's limits then run out side
     # by side; the speed and the counters come after, each alone on the GPU. On the model, one
     # check after another (a core a slot), the replay inside the lesson.
     checks = dict(zip(CHECKS, (correct, sanitize, speed, lesson)), replay=replay)
-    phases = ([CHECKS[:2] + ("replay",) * bool(replays)] + [(c,) for c in CHECKS[2:]]
+    phases = ([CHECKS[:2] + ("replay",) * bool(replay_program)] + [(c,) for c in CHECKS[2:]]
               if MODEL == "gpu" else [(c,) for c in CHECKS])
 
     def timed(name):
@@ -1154,11 +1155,13 @@ def measure_references(ref, subs, workers):
     with: the repository's stage's speed on each GPU (each worker times its own, alone on its
     GPU) and the counters of every stage their lessons name (lesson_sizes), shared out among the
     workers, once a run. Measured inside the first submission's checks, they made a right stage-8
-    file take 49 s alone on an H200, 40 of them its lesson, 33 of those the repository's 11
+    file take 49 s alone on an H200, 40 of them its lesson, 31 of those the repository's 11
     Nsight Compute runs (2026-11-27): they are the class's cost, not the file's. What this misses
     is still measured on demand (Reference's Memo); with GRADE_REFERENCE_COUNTERS none is."""
     t0 = time.time()
     stages = sorted({sub.stage for sub in subs})
+    if not stages:
+        return
     jobs = [] if TABLE else list(dict.fromkeys(
         (t, ksize) for s in stages for k, ksize in lesson_sizes(s, ref)[1]
         for t in (previous(k), k, s) if not lessons.runs_no_kernel(t)))
@@ -1176,13 +1179,12 @@ def measure_references(ref, subs, workers):
             except queue.Empty:
                 return
             ref.counters(stage, size, w)
-    if not stages:
-        return
     at_once([lambda w=w: work(w) for w in workers])
-    say("grade: the repository's stages measured in %.0f s: %s" % (time.time() - t0, (
-        "their speed on each GPU, " if MODEL == "gpu" else "") + (
-        "their counters from %s" % shown(TABLE) if TABLE else "their counters in %d %s" % (
-            len(jobs), "Nsight Compute runs" if MODEL == "gpu" else "runs on the CPU model"))))
+    counters = ("their counters from %s" % shown(TABLE) if TABLE else
+                "their counters in %d %s" % (len(jobs), "Nsight Compute runs" if MODEL == "gpu"
+                                             else "runs on the CPU model"))
+    say("grade: the repository's stages measured in %.0f s: %s%s" % (
+        time.time() - t0, "their speed on each GPU, " if MODEL == "gpu" else "", counters))
 
 
 def grade_all(build, subs, out, what):
@@ -1211,8 +1213,8 @@ def grade_all(build, subs, out, what):
             BUILD=os.path.join(build, "counters")):
         die(2, "the repository's own stages did not build (%s)." % built)
     replays = {s: stage_of(s).float32_replay for s in stages if stage_of(s).float32_replay}
-    replay = [os.path.join(float_build(build), t) for t in replays.values()]
-    if replay and ours and not make(replay, built_float, True):
+    replay_programs = [os.path.join(float_build(build), t) for t in replays.values()]
+    if replay_programs and ours and not make(replay_programs, built_float, True):
         die(2, "the repository's float32 %s did not build (%s)." % (
             " and ".join("stage %d" % int(s[4:]) for s in replays), built_float))
     probe = os.path.join(logs, "probe.log")
@@ -1405,7 +1407,6 @@ def mutants(build, names):
         at_once([lambda k=k: build_one(k) for k in range(2)])
         if bad:
             die(1, " ".join(bad))
-    if build_only:
         return 0
     stages = sorted({v[0] for v in chosen.values()})
     subs = submissions_in(classroom, stages, folder)
