@@ -108,7 +108,7 @@ TESTS := $(BUILD)/test_harness $(addprefix $(BUILD)/test_,$(SHORT)) $(BUILD)/tes
 BROKEN := $(BUILD)/broken/volatile_warp_unroll $(BUILD)/broken/barrier_in_branch
 
 .PHONY: all help run test deps diff bench bench-model plot profile sanitize accuracy accuracy-tables slides \
-        clean variants metrics figures grade mutants flush harris handout $(SHORT)
+        clean variants metrics figures grade mutants corpus flush harris handout $(SHORT)
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -260,6 +260,22 @@ mutants: ## on a GPU: the known submissions (stepNN_name/mutants/, each stage's 
 	  $(MAKE) --no-print-directory deps && \
 	  TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py --mutants $(BUILD) $(MUTANTS); \
 	fi
+
+# make corpus: tests/corpus/*.cu, each a whole stage file with the verdict it must get (its opening
+# comment): on the CPU model its AddressSanitizer and ThreadSanitizer builds at several sizes and
+# schedules, on a GPU nvcc, the sums and compute-sanitizer (tests/corpus.py). FILES=name...: those.
+CORPUS_FLOAT := $(shell grep -l '^ \* Type: float' tests/corpus/*.cu 2>/dev/null)
+corpus: ## tests/corpus/: right files must sum right, wrong ones be caught for their reason (the CPU model; on a GPU machine, the GPU): BUILD/corpus/corpus.md
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) \
+	  $(if $(filter cpu,$(MODEL)),$(addprefix $(BUILD)/thread/,$(GPU_SHORT)))
+	@$(if $(CORPUS_FLOAT),$(MAKE) --no-print-directory TYPE=float BUILD=$(BUILD)/float \
+	  $(addprefix $(BUILD)/float/,$(GPU_SHORT)) \
+	  $(if $(filter cpu,$(MODEL)),$(addprefix $(BUILD)/float/thread/,$(GPU_SHORT))))
+	@CORPUS_NVCC='$(if $(filter cpu,$(MODEL)),bash model/cucc,$(NVCC))' \
+	  CORPUS_FLAGS='$(filter-out -DREDUCE_FLOAT,$(NVCCFLAGS))' CORPUS_ARCH='-arch=$(ARCH)' \
+	  CORPUS_HARNESS='$(notdir $(filter-out $(OBJ)/counters.o,$(GPU_HARNESS)))' \
+	  python3 tests/corpus.py $(if $(filter cpu,$(MODEL)),model,gpu) $(patsubst %/float,%,$(BUILD)) $(FILES)
 
 accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)
 	@$(MAKE) --no-print-directory TYPE=float accuracy-tables

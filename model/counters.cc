@@ -28,14 +28,10 @@
 #include <unordered_map>
 #include <vector>
 
-extern "C" {
-extern char __start_cuda_shared[] __attribute__((weak));
-extern char __stop_cuda_shared[] __attribute__((weak));
-}
-
 namespace cudamodel
 {
 int running_thread_number(uintptr_t address); /* model.cc: the running CUDA thread's number, -1 */
+bool is_shared(uintptr_t address);            /* model.cc: in the shared-memory arena */
 }
 
 namespace
@@ -71,8 +67,7 @@ void fold()
     for (auto &[key, accesses] : groups) {
         bool store = std::get<3>(key);
         uintptr_t first = accesses[0].address;
-        bool shared =
-            first >= (uintptr_t)__start_cuda_shared && first < (uintptr_t)__stop_cuda_shared;
+        bool shared = cudamodel::is_shared(first);
         std::set<unsigned> lanes;
         for (const Access &a : accesses)
             lanes.insert(a.lane);
@@ -159,7 +154,7 @@ namespace cudamodel
 {
 void counters_launch(uint64_t blocks, unsigned block_threads)
 {
-    int sms = 0, per_sm = blocks_per_sm(block_threads, 0);
+    int sms = 0, per_sm = blocks_per_sm(nullptr, block_threads, 0);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     grid += blocks;
     threads += blocks * block_threads;
@@ -232,6 +227,8 @@ void counters_block_done()
     RMW(bits, T, fetch_sub, __atomic_fetch_sub)                                                    \
     RMW(bits, T, fetch_and, __atomic_fetch_and)                                                    \
     RMW(bits, T, fetch_or, __atomic_fetch_or)                                                      \
+    RMW(bits, T, fetch_xor, __atomic_fetch_xor)                                                    \
+    RMW(bits, T, fetch_nand, __atomic_fetch_nand)                                                  \
     CAS(bits, T, compare_exchange_strong, false)                                                   \
     CAS(bits, T, compare_exchange_weak, true)
 extern "C" {

@@ -1,58 +1,53 @@
-/* model.cc: the CPU model of a CUDA GPU that runs the course's kernels (model/cuda_runtime.h).
+/* model.cc: the CPU model of a CUDA GPU (model/cuda_runtime.h), which runs a .cu file's kernels.
  *
  * What it models. One GPU, an NVIDIA H200 (132 multiprocessors, 2048 threads and 32 blocks each,
- * compute capability 9.0), so that a stage's grid formula gives the grid it gives there. A launch
- * runs its blocks one after another, in an order the schedule's seed picks (a GPU runs them in any
- * order); the threads of a block run as fibers (Boost.Context's fcontext), one stack each.
+ * compute capability 9.0), so that a grid formula gives the grid it gives there. A launch runs its
+ * blocks one after another, in an order the schedule's seed picks; the threads of a block run as
+ * fibers (Boost.Context's fcontext), one stack each.
  *
  * Independent thread scheduling, as on every GPU since Volta: nothing orders two threads, lanes
- * of one warp included, but a barrier (__syncthreads), a warp-synchronous intrinsic (__syncwarp,
- * the _sync shuffles and reductions) or an atomic. A thread runs straight through until it reaches
- * one of the first two; there it waits, and the model runs another. When every thread a barrier or
- * intrinsic names has arrived, they go on, in an order the seed picks again. So the model never
- * runs a warp in lockstep: code that needs lockstep (the `volatile` last-warp unroll) sees its
- * lanes in another order and gives another sum, and ThreadSanitizer (below) names the race.
+ * of one warp included, but a barrier, a warp-synchronous call (__syncwarp, the _sync shuffles,
+ * votes and reductions, matched by kind and mask as PTX matches them) or, through memory, an
+ * atomic after a fence. A thread runs straight through until it waits; then the model runs
+ * another, in an order the seed picks. Lockstep code (the `volatile` last-warp unroll) sees its
+ * lanes in another order, and ThreadSanitizer names the race.
  *
- * What it checks, each as one message that names the block, the threads and the source line:
- *   - a barrier that not every thread of the block reaches, or threads at two different barriers
- *     (a hang on the GPU: PTX's bar.sync must be reached by the whole block);
- *   - a warp-synchronous intrinsic whose mask does not hold the calling lane, names lanes the
- *     warp does not have, or whose lanes do not all make the same call;
- *   - with CUCC_SANITIZE=address (AddressSanitizer, the Makefile's default): a read or write
- * outside an allocation, a shared array or a kernel's stack;
- *   - with CUCC_SANITIZE=thread (ThreadSanitizer, through its fiber API): a data race,
- *     two threads touching one address, one of them writing, with no barrier, _sync intrinsic,
- *     atomic or __threadfence pair between them. Each CUDA thread is a fiber of its own, and the
- *     model tells ThreadSanitizer what a GPU orders: a launch orders the host's work before every
- *     thread, a barrier the block's threads, an intrinsic its lanes, and a __threadfence every
- *     fence before it with this thread's later accesses. Blocks are not ordered with each other, so
- *     a race between two blocks is found too, though the model runs them one after another, unless
- *     they ran on the same set of fibers (tsan_fiber_of: blocks alternate between two sets).
- * Environment: CUDA_MODEL_SEED=S picks the schedule (default 1; 0 runs every thread in index
- * order, and blocks in order): a launch's schedule is a function of S and the launch's number,
- * so a run is reproducible and its repeats still try several orders.
+ * What it checks, each as one message that names the block, the thread and the source line:
+ *   - a barrier not every thread of the block reaches, threads at two different barriers, a
+ *     _sync call whose mask lacks the caller or names lanes that never come;
+ *   - the host reading or writing device memory (cudaMalloc's pages are inaccessible while host
+ *     code runs), and resources a GPU refuses: __launch_bounds__, registers (where cucc had
+ *     ptxas's count), shared memory past 48 KiB without the opt-in;
+ *   - with CUCC_SANITIZE=address (AddressSanitizer): a read or write outside an allocation, a
+ *     shared variable or a stack;
+ *   - with CUCC_SANITIZE=thread (ThreadSanitizer, through its fiber API): a data race, with what a
+ *     GPU orders told to it: a launch, a barrier, a _sync call, and PTX's release and acquire
+ *     patterns (a fence then an atomic; an atomic read-modify-write), each at its scope.
+ * Work on a cudaStreamNonBlocking stream runs as late as a GPU may: at the first call that waits.
+ * Environment: CUDA_MODEL_SEED=S picks the schedule (default 1; 0 runs threads and blocks in index
+ * order); a launch's schedule is a function of S and the launch's number.
  */
 #include "cuda_runtime.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <numeric>
 #include <pthread.h>
 #include <string>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <unordered_map>
 #include <vector>
 
-/* Boost.Context's fcontext (libboost_context; Debian: libboost-context-dev): a fiber switch in a
- * few instructions, without the system call that ucontext's swapcontext makes for the signal
- * mask. Declared here as boost/context/detail/fcontext.hpp declares them (extern "C"), so that
- * building the model needs the library alone. make_fcontext prepares a stack to run fn;
- * jump_fcontext saves the running context and resumes `to`, passing vp; the resumed side gets
- * the context it came from and vp, as a transfer_t. */
+/* Boost.Context's fcontext (libboost_context; Debian: libboost-context-dev), declared as
+ * boost/context/detail/fcontext.hpp declares it: make_fcontext prepares a stack to run fn;
+ * jump_fcontext saves the running context and resumes `to`, passing vp. */
 typedef void *fcontext_t;
 struct transfer_t {
     fcontext_t fctx;
@@ -61,9 +56,8 @@ struct transfer_t {
 extern "C" transfer_t jump_fcontext(fcontext_t const to, void *vp);
 extern "C" fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
 
-/* The sanitizers' fiber and synchronisation interfaces: present only in a program linked with
- * one (weak: null otherwise). model.o itself is never instrumented, so the model's bookkeeping is
- * invisible to them; they see the kernels' accesses. */
+/* The sanitizers' interfaces: present only in a program linked with one (weak: null otherwise).
+ * model.o itself is never instrumented: they see the kernels' accesses, not the model's. */
 extern "C" {
 __attribute__((weak)) void *__tsan_get_current_fiber(void);
 __attribute__((weak)) void *__tsan_create_fiber(unsigned flags);
@@ -76,20 +70,14 @@ __attribute__((weak)) void __sanitizer_start_switch_fiber(void **fake_stack_save
 __attribute__((weak)) void
 __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
 __attribute__((weak)) void __asan_poison_memory_region(void const volatile *addr, size_t size);
+__attribute__((weak)) void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void));
-/* The kernels' shared arrays (cuda_runtime.h, __shared__): the linker's bounds of the section. */
-extern char __start_cuda_shared[] __attribute__((weak));
-extern char __stop_cuda_shared[] __attribute__((weak));
 }
 static const unsigned NO_SYNC = 1; /* __tsan_switch_to_fiber_no_sync */
+using cudamodel::Here;
 extern "C" {
-static void asan_died(void); /* below: the model's line after AddressSanitizer's report */
+static void sanitizer_died(void); /* below: the model's line after a sanitizer's report */
 }
-
-/* In the shared arrays' section, after them (the Makefile links model.o last): an access up to
- * 256 KiB past the last array lands here, and AddressSanitizer reports it (poisoned at the first
- * launch). 256 KiB: more than a multiprocessor's whole shared memory. */
-__attribute__((section("cuda_shared"), aligned(64))) char shared_guard[256 << 10];
 
 namespace
 {
@@ -99,7 +87,12 @@ const char DEVICE_NAME[] = "CPU model of an NVIDIA H200";
 const int SM_COUNT = 132, THREADS_PER_SM = 2048, BLOCKS_PER_SM = 32, WARP = 32;
 const int MAX_BLOCK = 1024;
 const int MEMORY_CLOCK_KHZ = 3134000, BUS_BITS = 6144; /* 4814 GB/s, as the H200 reports */
-const int L2_BYTES = 62914560, SHARED_PER_BLOCK = 49152;
+const int L2_BYTES = 62914560;
+/* Shared memory: 48 KiB a block unless the kernel opts in (cudaFuncSetAttribute), then up to
+ * 227 KiB; 228 KiB a multiprocessor. Registers: 64 Ki a block and a multiprocessor, allocated 256
+ * a warp at a time. */
+const int SHARED_PER_BLOCK = 49152, SHARED_OPTIN = 232448, SHARED_PER_SM = 233472;
+const int REGS_PER_SM = 65536, REGS_PER_BLOCK = 65536, REG_UNIT = 256;
 
 cudaError_t last_error = cudaSuccess;
 cudaError_t fail(cudaError_t e)
@@ -115,8 +108,14 @@ cudaError_t fail(cudaError_t e)
     fprintf(stderr, "CPU model: %s\n", what.c_str());
     exit(3);
 }
+/* A note beside CUDA's own error, for what a GPU reports only as an error code. */
+void note(const std::string &what)
+{
+    fflush(stdout);
+    fprintf(stderr, "CPU model: %s\n", what.c_str());
+}
 
-std::string where_text(std::source_location w)
+std::string where_text(Here w)
 {
     std::string file = w.file_name();
     return file + ":" + std::to_string(w.line());
@@ -137,10 +136,206 @@ std::string ranges(const std::vector<unsigned> &ids)
     return s;
 }
 
-/* ---- device memory: host memory, 256-byte aligned as cudaMalloc's ------------------------- */
-std::map<char *, size_t> allocations; /* start -> bytes */
+std::string hex(unsigned int mask)
+{
+    char s[16];
+    snprintf(s, sizeof s, "0x%08x", mask);
+    return s;
+}
+
+const size_t PAGE = 4096;
+size_t round_up(size_t x, size_t to)
+{
+    return (x + to - 1) / to * to;
+}
+
+/* ---- device memory: pages of its own, inaccessible while host code runs -------------------- */
+/* An allocation: its data ends close to the end of its pages, between two guard pages, so that a
+ * read past its end reaches AddressSanitizer's poison, then a guard. */
+struct Allocation {
+    size_t bytes;
+    char *map;        /* the mapping: guard page, data pages, guard page */
+    size_t map_bytes; /* all of it */
+    bool device;      /* cudaMalloc's (the host may not touch it), not cudaMallocManaged's */
+};
+std::map<char *, Allocation> allocations; /* data start -> allocation */
+bool device_open = false; /* whether device memory is accessible now: only while the model runs */
+
+char *data_pages(const Allocation &a)
+{
+    return a.map + PAGE;
+}
+size_t data_bytes(const Allocation &a)
+{
+    return a.map_bytes - 2 * PAGE;
+}
+
+/* The allocation that holds p (its data or its slack), or nullptr. */
+const std::pair<char *const, Allocation> *allocation_of(const void *p)
+{
+    auto hi = allocations.upper_bound((char *)p); /* the first that starts after p */
+    if (hi != allocations.end() && (char *)p >= hi->second.map)
+        return &*hi; /* in its slack, before its data */
+    if (hi != allocations.begin()) {
+        auto lo = std::prev(hi);
+        if ((char *)p < lo->second.map + lo->second.map_bytes)
+            return &*lo;
+    }
+    return nullptr;
+}
+
+void protect(const Allocation &a, bool open)
+{
+    if (a.device && mprotect(data_pages(a), data_bytes(a), open ? PROT_READ | PROT_WRITE : PROT_NONE))
+        die("mprotect failed on device memory.");
+}
+
+/* Device memory opens while a kernel or a model call (a copy, a set) runs, and closes after. */
+void open_device(bool open)
+{
+    if (open == device_open)
+        return;
+    for (auto &[start, a] : allocations)
+        protect(a, open);
+    device_open = open;
+}
+
+struct DeviceOpen {
+    bool was = device_open;
+    DeviceOpen() { open_device(true); }
+    ~DeviceOpen() { open_device(was); }
+};
+
+void install_segv_handler();
+
+cudaError_t allocate(void **ptr, size_t bytes, bool device)
+{
+    size_t data = round_up(bytes ? bytes : 1, 256), pages = round_up(data, PAGE);
+    size_t map_bytes = pages + 2 * PAGE;
+    long long host = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+    if (bytes > (size_t)host)
+        return *ptr = nullptr, fail(cudaErrorMemoryAllocation);
+    char *map = (char *)mmap(nullptr, map_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                             -1, 0);
+    if (map == MAP_FAILED)
+        return *ptr = nullptr, fail(cudaErrorMemoryAllocation);
+    Allocation a{bytes, map, map_bytes, device};
+    /* 256-byte aligned, as cudaMalloc's; the data pages open, then closed again if device */
+    char *start = map + PAGE + pages - data;
+    if (mprotect(map + PAGE, pages, PROT_READ | PROT_WRITE))
+        return munmap(map, map_bytes), *ptr = nullptr, fail(cudaErrorMemoryAllocation);
+    if (__asan_poison_memory_region) { /* the slack before and after the data */
+        __asan_poison_memory_region(map + PAGE, (size_t)(start - (map + PAGE)));
+        __asan_poison_memory_region(start + bytes, (size_t)(map + PAGE + pages - (start + bytes)));
+    }
+    allocations[start] = a;
+    if (device && !device_open)
+        protect(a, false);
+    install_segv_handler();
+    *ptr = start;
+    return cudaSuccess;
+}
+
+cudaError_t release(void *ptr)
+{
+    auto a = allocations.find((char *)ptr);
+    if (a == allocations.end())
+        return fail(cudaErrorInvalidDevicePointer);
+    if (__asan_unpoison_memory_region)
+        __asan_unpoison_memory_region(a->second.map + PAGE, data_bytes(a->second));
+    munmap(a->second.map, a->second.map_bytes);
+    allocations.erase(a);
+    return cudaSuccess;
+}
+
+/* A host call's device range must lie inside one allocation: else one sentence and exit 3, as
+ * compute-sanitizer's memcheck reports a bad cudaMemcpy. */
+void check_range(const void *p, size_t bytes, const char *call)
+{
+    auto a = allocations.upper_bound((char *)p);
+    if (a != allocations.begin()) {
+        --a;
+        if ((char *)p >= a->first && (size_t)((char *)p - a->first) + bytes <= a->second.bytes)
+            return;
+    }
+    die(std::string(call) + " of " + std::to_string(bytes) +
+        " bytes at a device address that is not inside one cudaMalloc allocation.");
+}
+bool is_device(const void *p)
+{
+    auto a = allocation_of(p);
+    return a && a->second.device;
+}
+
+/* SIGSEGV: the host touching device memory (or anything else, for the handler before ours). */
+struct sigaction previous_segv;
+void on_segv(int sig, siginfo_t *info, void *context)
+{
+    auto a = allocation_of(info->si_addr);
+    if (a && a->second.device && !device_open) {
+        size_t off = (size_t)((char *)info->si_addr - a->first);
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "CPU model: the host code touched device memory: byte %zd of a cudaMalloc "
+                 "allocation of %zu bytes. Host code cannot dereference a cudaMalloc pointer (on a "
+                 "GPU: a crash, or garbage): copy the data with cudaMemcpy, or allocate it with "
+                 "cudaMallocManaged.\n",
+                 (ssize_t)off, a->second.bytes);
+        ssize_t w = write(2, msg, strlen(msg));
+        (void)w;
+        _exit(3);
+    }
+    if (previous_segv.sa_flags & SA_SIGINFO && previous_segv.sa_sigaction)
+        previous_segv.sa_sigaction(sig, info, context);
+    else if (previous_segv.sa_handler != SIG_DFL && previous_segv.sa_handler != SIG_IGN &&
+             previous_segv.sa_handler)
+        previous_segv.sa_handler(sig);
+    else {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
+void install_segv_handler()
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    struct sigaction sa{};
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &previous_segv);
+}
+
+/* ---- kernels: what a GPU knows of each before it runs a block -------------------------------- */
+struct KernelInfo {
+    int registers = -1; /* ptxas's count (model/cucc, where it had nvcc), or -1: not known */
+    int max_dynamic_shared = 0; /* cudaFuncAttributeMaxDynamicSharedMemorySize: the opt-in */
+    int static_shared = -1;     /* seen at its last launch, or -1 */
+    int max_threads = 0;        /* __launch_bounds__, or 0 */
+};
+std::unordered_map<const void *, KernelInfo> &kernels()
+{
+    static std::unordered_map<const void *, KernelInfo> k;
+    return k;
+}
+
+/* The threads a block of `block` threads asks for from a multiprocessor's registers. */
+int registers_of_block(int registers, unsigned block)
+{
+    int per_warp = (int)round_up((size_t)registers * WARP, REG_UNIT);
+    return per_warp * (int)((block + WARP - 1) / WARP);
+}
 
 } // namespace
+
+/* cucc's resource table (model/cucc, from ptxas): kernel -> registers a thread. */
+extern "C" void cuda_model_kernel_registers(const void *kernel, int registers)
+{
+    if (kernel)
+        kernels()[kernel].registers = registers;
+}
 
 /* ---- the runtime API ---------------------------------------------------------------------- */
 namespace
@@ -154,14 +349,25 @@ const ErrorText ERRORS[] = {
     {cudaSuccess, "cudaSuccess", "no error"},
     {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
     {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
     {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
      "invalid configuration argument"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
     {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
+     "invalid copy direction for memcpy"},
     {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",
      "CUDA driver version is insufficient for CUDA runtime version"},
+    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
     {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
     {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
+     "an illegal memory access was encountered"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources",
+     "too many resources requested for launch"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
 };
 const ErrorText &error_text(cudaError_t e)
@@ -219,16 +425,34 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
         return fail(cudaErrorInvalidDevice);
     switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock:
+    case cudaDevAttrMaxBlockDimX:
+    case cudaDevAttrMaxBlockDimY:
         *value = MAX_BLOCK;
         break;
-    case cudaDevAttrMaxBlockDimX:
-        *value = MAX_BLOCK;
+    case cudaDevAttrMaxBlockDimZ:
+        *value = 64;
         break;
     case cudaDevAttrMaxGridDimX:
         *value = 2147483647;
         break;
+    case cudaDevAttrMaxGridDimY:
+    case cudaDevAttrMaxGridDimZ:
+        *value = 65535;
+        break;
     case cudaDevAttrMaxSharedMemoryPerBlock:
         *value = SHARED_PER_BLOCK;
+        break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+        *value = SHARED_OPTIN;
+        break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+        *value = SHARED_PER_SM;
+        break;
+    case cudaDevAttrMaxRegistersPerBlock:
+        *value = REGS_PER_BLOCK;
+        break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+        *value = REGS_PER_SM;
         break;
     case cudaDevAttrWarpSize:
         *value = WARP;
@@ -257,6 +481,9 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
     case cudaDevAttrComputeCapabilityMinor:
         *value = 0;
         break;
+    case cudaDevAttrCooperativeLaunch:
+        *value = 0; /* the model does not run cooperative launches */
+        break;
     case cudaDevAttrMaxBlocksPerMultiprocessor:
         *value = BLOCKS_PER_SM;
         break;
@@ -274,20 +501,26 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
     snprintf(prop->name, sizeof prop->name, "%s", DEVICE_NAME);
     prop->totalGlobalMem = (size_t)host_bytes(_SC_PHYS_PAGES);
     prop->sharedMemPerBlock = SHARED_PER_BLOCK;
+    prop->sharedMemPerBlockOptin = SHARED_OPTIN;
+    prop->sharedMemPerMultiprocessor = SHARED_PER_SM;
+    prop->totalConstMem = 65536;
+    prop->regsPerBlock = REGS_PER_BLOCK;
+    prop->regsPerMultiprocessor = REGS_PER_SM;
     prop->warpSize = WARP;
     prop->maxThreadsPerBlock = MAX_BLOCK;
+    prop->maxThreadsDim[0] = prop->maxThreadsDim[1] = MAX_BLOCK;
+    prop->maxThreadsDim[2] = 64;
+    prop->maxGridSize[0] = 2147483647;
+    prop->maxGridSize[1] = prop->maxGridSize[2] = 65535;
     prop->multiProcessorCount = SM_COUNT;
     prop->maxThreadsPerMultiProcessor = THREADS_PER_SM;
+    prop->maxBlocksPerMultiProcessor = BLOCKS_PER_SM;
     prop->major = 9;
     prop->l2CacheSize = L2_BYTES;
     prop->memoryBusWidth = BUS_BITS;
+    prop->concurrentKernels = 1;
     return cudaSuccess;
 }
-
-cudaError_t cudaDeviceSynchronize(void)
-{
-    return cudaSuccess;
-} /* every launch has finished */
 
 /* The model's device memory is the host's: what the host has available is what is free. */
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
@@ -297,75 +530,67 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
     return cudaSuccess;
 }
 
-cudaError_t cudaMalloc(void **ptr, size_t bytes)
-{
-    void *p = nullptr;
-    if (bytes > (size_t)host_bytes(_SC_PHYS_PAGES) || posix_memalign(&p, 256, bytes ? bytes : 1))
-        return *ptr = nullptr, fail(cudaErrorMemoryAllocation);
-    allocations[(char *)p] = bytes;
-    *ptr = p;
-    return cudaSuccess;
-}
-
-cudaError_t cudaFree(void *ptr)
-{
-    if (ptr == nullptr)
-        return cudaSuccess;
-    auto a = allocations.find((char *)ptr);
-    if (a == allocations.end())
-        return fail(cudaErrorInvalidDevicePointer);
-    allocations.erase(a);
-    free(ptr);
-    return cudaSuccess;
-}
-
+/* ---- streams and events: the legacy stream in program order, non-blocking streams late ------ */
+struct cudaModelStream {
+    unsigned int flags;
+    std::deque<cudamodel::Work *> queue; /* submitted, not yet run */
+    uint64_t submitted = 0, done = 0;    /* how many works ever, how many have run */
+};
+struct cudaModelEvent {
+    std::chrono::steady_clock::time_point at;
+    cudaModelStream *stream = nullptr; /* where it was recorded, if on a deferred stream */
+    uint64_t after = 0;                /* it completes once the stream has done this many */
+    bool recorded = false, completed = false;
+};
 namespace
 {
-/* A host call's device range must lie inside one allocation: else one sentence and exit 3, as
- * compute-sanitizer's memcheck reports a bad cudaMemcpy. */
-void check_range(const void *p, size_t bytes, const char *call)
+std::vector<cudaModelStream *> streams; /* every stream created, destroyed ones too */
+
+bool deferred(cudaStream_t s)
 {
-    auto a = allocations.upper_bound((char *)p);
-    if (a != allocations.begin()) {
-        --a;
-        if ((char *)p >= a->first && (size_t)((char *)p - a->first) + bytes <= a->second)
-            return;
+    return s != nullptr && s != cudaStreamLegacy && s != cudaStreamPerThread &&
+           (s->flags & cudaStreamNonBlocking);
+}
+/* Runs s's queued work until it has done `upto` works. */
+void flush(cudaModelStream *s, uint64_t upto)
+{
+    while (s->done < upto && !s->queue.empty()) {
+        cudamodel::Work *w = s->queue.front();
+        s->queue.pop_front();
+        w->run();
+        delete w;
+        ++s->done;
     }
-    die(std::string(call) + " of " + std::to_string(bytes) +
-        " bytes at a device address that is not inside one cudaMalloc allocation.");
+}
+void flush_all()
+{
+    for (cudaModelStream *s : streams)
+        flush(s, s->submitted);
+}
+
+/* A host call on a stream, as work: runs when its stream gets to it. */
+template <class F> struct Call final : cudamodel::Work {
+    F f;
+    explicit Call(F fn) : f(fn) {}
+    void run() override { f(); }
+};
+template <class F> void on_stream(cudaStream_t stream, F f)
+{
+    cudamodel::submit(new Call<F>(f), stream);
 }
 } // namespace
 
-cudaError_t cudaMemset(void *ptr, int value, size_t bytes)
+void cudamodel::submit(Work *work, cudaStream_t stream)
 {
-    check_range(ptr, bytes, "cudaMemset");
-    memset(ptr, value, bytes);
-    return cudaSuccess;
-}
-cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t)
-{
-    return cudaMemset(ptr, value, bytes);
-}
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
-{
-    if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
-        check_range(dst, bytes, "cudaMemcpy");
-    if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice)
-        check_range(src, bytes, "cudaMemcpy");
-    memmove(dst, src, bytes);
-    return cudaSuccess;
-}
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
-                            cudaStream_t)
-{
-    return cudaMemcpy(dst, src, bytes, kind);
+    if (!deferred(stream)) { /* the legacy stream, or a blocking stream: in program order */
+        work->run();
+        delete work;
+        return;
+    }
+    stream->queue.push_back(work);
+    ++stream->submitted;
 }
 
-/* One stream: every call has run when it returns, so a stream only needs to be told apart from
- * no stream (a distinct non-null handle) and to be freed. */
-struct cudaModelStream {
-    unsigned int flags;
-};
 cudaError_t cudaStreamCreate(cudaStream_t *stream)
 {
     return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
@@ -374,73 +599,210 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
     if (flags > cudaStreamNonBlocking)
         return fail(cudaErrorInvalidValue);
-    *stream = new cudaModelStream{flags};
+    *stream = new cudaModelStream{flags, {}, 0, 0};
+    streams.push_back(*stream);
     return cudaSuccess;
 }
+/* As on a GPU, a destroyed stream's work still runs, when something waits for the device. */
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    delete stream;
+    return stream == nullptr ? fail(cudaErrorInvalidResourceHandle) : cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    if (deferred(stream))
+        flush(stream, stream->submitted);
     return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t)
+/* A poll waits as a GPU's would end up waiting: the stream's work runs, so a loop on it ends. */
+cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
+    return cudaStreamSynchronize(stream);
+}
+cudaError_t cudaDeviceSynchronize(void)
+{
+    flush_all();
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceReset(void)
+{
+    flush_all();
     return cudaSuccess;
 }
 
-/* Events keep the host's clock: a model's time says nothing of a GPU's, and no output shows it. */
-struct cudaModelEvent {
-    std::chrono::steady_clock::time_point at;
-};
 cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
     *event = new cudaModelEvent{};
     return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    (void)flags;
+    return cudaEventCreate(event);
 }
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     delete event;
     return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t)
+/* Events keep the host's clock: a model's time says nothing of a GPU's, and no output shows it. */
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    event->at = std::chrono::steady_clock::now();
+    event->recorded = true;
+    event->completed = false;
+    event->stream = deferred(stream) ? stream : nullptr;
+    event->after = deferred(stream) ? stream->submitted + 1 : 0;
+    on_stream(stream, [event] {
+        event->at = std::chrono::steady_clock::now();
+        event->completed = true;
+    });
     return cudaSuccess;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t)
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
+    if (event->stream)
+        flush(event->stream, event->after);
     return cudaSuccess;
+}
+cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+    return cudaEventSynchronize(event);
+}
+/* Work on `stream` after this waits for the event: the model runs the event's work now. */
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    (void)stream, (void)flags;
+    return cudaEventSynchronize(event);
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
 {
+    if (!start->recorded || !stop->recorded)
+        return fail(cudaErrorInvalidResourceHandle);
+    if (!start->completed || !stop->completed)
+        return fail(cudaErrorNotReady);
     *ms = std::chrono::duration<float, std::milli>(stop->at - start->at).count();
     return cudaSuccess;
+}
+
+/* ---- memory -------------------------------------------------------------------------------- */
+cudaError_t cudaMalloc(void **ptr, size_t bytes)
+{
+    return allocate(ptr, bytes, true);
+}
+cudaError_t cudaMallocManaged(void **ptr, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    return allocate(ptr, bytes, false);
+}
+cudaError_t cudaMallocHost(void **ptr, size_t bytes)
+{
+    return allocate(ptr, bytes, false);
+}
+cudaError_t cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    return allocate(ptr, bytes, false);
+}
+/* cudaFree waits for the device, as CUDA's does. */
+cudaError_t cudaFree(void *ptr)
+{
+    if (ptr == nullptr)
+        return cudaSuccess;
+    flush_all();
+    return release(ptr);
+}
+cudaError_t cudaFreeHost(void *ptr)
+{
+    return cudaFree(ptr);
+}
+cudaError_t cudaMallocAsync(void **ptr, size_t bytes, cudaStream_t stream)
+{
+    (void)stream;
+    return allocate(ptr, bytes, true);
+}
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
+{
+    if (ptr != nullptr && allocations.find((char *)ptr) == allocations.end())
+        return fail(cudaErrorInvalidDevicePointer);
+    on_stream(stream, [ptr] {
+        if (ptr)
+            release(ptr);
+    });
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream)
+{
+    check_range(ptr, bytes, "cudaMemset");
+    on_stream(stream, [=] {
+        DeviceOpen open;
+        memset(ptr, value, bytes);
+    });
+    return cudaSuccess;
+}
+cudaError_t cudaMemset(void *ptr, int value, size_t bytes)
+{
+    return cudaMemsetAsync(ptr, value, bytes, nullptr);
+}
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream)
+{
+    if (kind == cudaMemcpyDefault) /* unified addressing: the pointers say which memory */
+        kind = is_device(dst) ? (is_device(src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                              : (is_device(src) ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+    if (kind > cudaMemcpyDefault)
+        return fail(cudaErrorInvalidMemcpyDirection);
+    if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
+        check_range(dst, bytes, "cudaMemcpy");
+    if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice)
+        check_range(src, bytes, "cudaMemcpy");
+    if ((kind == cudaMemcpyHostToDevice && is_device(src)) ||
+        (kind == cudaMemcpyDeviceToHost && is_device(dst)))
+        die(std::string("cudaMemcpy with kind ") +
+            (kind == cudaMemcpyHostToDevice ? "cudaMemcpyHostToDevice from" : "cudaMemcpyDeviceToHost to") +
+            " a device address: the kind names the wrong direction.");
+    on_stream(stream, [=] {
+        DeviceOpen open;
+        memmove(dst, src, bytes);
+    });
+    return cudaSuccess;
+}
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    return cudaMemcpyAsync(dst, src, bytes, kind, nullptr);
 }
 
 /* ---- the scheduler ------------------------------------------------------------------------ */
 namespace cudamodel
 {
 
-enum class State : unsigned char { ready, barrier, warp, done };
+enum class State : unsigned char { ready, barrier, warp, active, done };
 
 struct Lane {
     uint3 idx;      /* threadIdx: first, where thread_idx_now points */
     unsigned int t; /* its number in the block: x + y * blockDim.x + ... */
     State state;
     fcontext_t ctx;             /* where it resumes */
-    std::source_location where; /* the barrier or intrinsic it waits at */
+    Here where; /* the barrier or intrinsic it waits at */
     WarpOp op;
+    BarrierOp barrier_op;
     unsigned int mask;
     uint64_t value, result;
     int arg, width;
     const void *stack; /* its lowest address, and its size: for AddressSanitizer */
     size_t stack_bytes;
     void *tsan_fiber, *asan_fake_stack;
+    int slot;                          /* its fiber set's thread slot: set * MAX_BLOCK + t */
+    bool fenced_device, fenced_block;  /* a fence since the block started */
 };
 
 Lane *current;
 const uint3 *thread_idx_now;
 uint3 block_idx;
 dim3 block_dim, grid_dim;
+bool tsan_on;
+bool kernel_checked;
+char *dynamic_shared_base;
 
 /* counters.cc, in the counters build only: what a GPU counts per launch and per warp instruction */
 __attribute__((weak)) void counters_block_done();
@@ -448,12 +810,47 @@ __attribute__((weak)) void counters_launch(uint64_t blocks, unsigned threads);
 __attribute__((weak)) void counters_barrier(unsigned warps);
 __attribute__((weak)) void counters_shuffle();
 
-int blocks_per_sm(unsigned int block, size_t dynamic_shared)
+int blocks_per_sm(const void *kernel, unsigned int block, size_t dynamic_shared)
 {
-    (void)dynamic_shared;
-    /* Registers and shared memory never bind for the course's kernels on an H200 (measured: stage
-     * 6's grid is 132 x 8 = 1056 blocks of 256): threads and blocks do. */
-    return (int)std::min<unsigned>(THREADS_PER_SM / block, BLOCKS_PER_SM);
+    int by_threads = (int)std::min<unsigned>(THREADS_PER_SM / block, BLOCKS_PER_SM);
+    int best = by_threads;
+    auto k = kernels().find(kernel);
+    if (k != kernels().end()) {
+        if (k->second.registers > 0)
+            best = std::min(best, REGS_PER_SM / registers_of_block(k->second.registers, block));
+        if (k->second.max_threads > 0 && block > (unsigned)k->second.max_threads)
+            best = 0;
+        size_t shared = dynamic_shared + (size_t)std::max(k->second.static_shared, 0);
+        if (shared > 0)
+            best = std::min(best, (int)(SHARED_PER_SM / round_up(shared + 1024, 128)));
+    } else if (dynamic_shared > 0) {
+        best = std::min(best, (int)(SHARED_PER_SM / round_up(dynamic_shared + 1024, 128)));
+    }
+    return best;
+}
+
+cudaError_t set_attribute(const void *kernel, cudaFuncAttribute attr, int value)
+{
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || value > SHARED_OPTIN)
+            return fail(cudaErrorInvalidValue);
+        kernels()[kernel].max_dynamic_shared = value;
+    }
+    return cudaSuccess;
+}
+cudaError_t get_attributes(cudaFuncAttributes *attr, const void *kernel)
+{
+    *attr = cudaFuncAttributes{};
+    KernelInfo &k = kernels()[kernel];
+    attr->maxThreadsPerBlock = k.max_threads > 0 ? k.max_threads : MAX_BLOCK;
+    if (k.registers > 0)
+        attr->maxThreadsPerBlock = std::min(
+            attr->maxThreadsPerBlock, REGS_PER_BLOCK / (int)round_up((size_t)k.registers * WARP, REG_UNIT) * WARP);
+    attr->numRegs = std::max(k.registers, 0);
+    attr->sharedSizeBytes = (size_t)std::max(k.static_shared, 0);
+    attr->maxDynamicSharedSizeBytes = k.max_dynamic_shared ? k.max_dynamic_shared : SHARED_PER_BLOCK;
+    attr->ptxVersion = attr->binaryVersion = 90;
+    return cudaSuccess;
 }
 
 namespace
@@ -468,6 +865,8 @@ size_t stack_bytes()
 
 struct Warp {
     unsigned int arrived; /* lanes waiting in a warp-synchronous call */
+    unsigned int running; /* lanes ready or running */
+    unsigned int active;  /* lanes waiting in __activemask */
 };
 
 /* One launch: the grid, the threads of the block running now, and the schedule. */
@@ -475,22 +874,25 @@ struct Grid {
     void (*entry)(void *);
     void *arg;
     const char *kernel;
-    unsigned int threads;    /* per block */
-    std::vector<Lane> lanes; /* the block's threads */
+    Here where; /* the launch */
+    const void *kernel_ptr;     /* from its kernel_entry */
+    unsigned int threads;       /* per block */
+    std::vector<Lane> lanes;    /* the block's threads */
     std::vector<Warp> warps;
     std::vector<Lane *> queue; /* ready to run, in the order they run */
     size_t head;               /* queue[head] runs next */
     std::vector<Lane *> batch; /* lanes made ready together */
     unsigned int at_barrier;
     uint64_t rng;
+    uint64_t block_number; /* the running block, linear */
+    bool aborted;          /* a check refused the launch: no more blocks */
     char *sync; /* ThreadSanitizer's sync addresses, fresh every block */
-    char fence_sync, launch_sync, end_sync, fresh;
+    char launch_sync, end_sync, fresh;
 };
 
 Grid *grid;
-void poison_shared();
 Lane host;    /* the host's context while a CUDA thread runs */
-char *stacks; /* MAX_BLOCK stacks */
+char *stacks; /* MAX_BLOCK stacks a set */
 uint64_t launches;
 
 uint64_t next_random(uint64_t &s)
@@ -510,6 +912,18 @@ uint64_t seed()
     return s;
 }
 
+void check_activemask(Grid &g, unsigned w);
+
+/* A lane leaves the ready state (it waits or has finished). */
+void stop_running(Grid &g, Lane *l, State s)
+{
+    l->state = s;
+    Warp &w = g.warps[l->t / WARP];
+    --w.running;
+    if (w.active)
+        check_activemask(g, l->t / WARP);
+}
+
 /* Queues g.batch's lanes to run, in an order the schedule picks (as they are for seed 0). */
 void make_ready(Grid &g)
 {
@@ -519,7 +933,10 @@ void make_ready(Grid &g)
         for (size_t i = count; i > 1; --i) /* Fisher-Yates; Lemire's multiply for the bound */
             std::swap(first[i - 1], first[(unsigned __int128)next_random(g.rng) * i >> 64]);
     for (size_t i = 0; i < count; ++i) {
-        first[i]->state = State::ready;
+        if (first[i]->state != State::ready) {
+            first[i]->state = State::ready;
+            ++g.warps[first[i]->t / WARP].running;
+        }
         g.queue.push_back(first[i]);
     }
     g.batch.clear();
@@ -529,6 +946,12 @@ std::string block_text()
 {
     return "block (" + std::to_string(block_idx.x) + "," + std::to_string(block_idx.y) + "," +
            std::to_string(block_idx.z) + ") of " + grid->kernel;
+}
+
+std::string lane_text(const Lane &l)
+{
+    return block_text() + ", warp " + std::to_string(l.t / WARP) + ", lane " +
+           std::to_string(l.t % WARP) + " (thread " + std::to_string(l.t) + ")";
 }
 
 /* The lane (or the host) that runs next: the queue's next lane, or the host when it is empty. */
@@ -571,10 +994,10 @@ void lane_main(transfer_t from)
         __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
     if (__tsan_acquire) {
         __tsan_acquire(&grid->launch_sync); /* the host's work before the launch */
-        __tsan_acquire(&grid->fresh);       /* this block's shared arrays, mapped afresh */
+        __tsan_acquire(&grid->fresh);       /* this block's shared memory, mapped afresh */
     }
     grid->entry(grid->arg);
-    current->state = State::done;
+    stop_running(*grid, current, State::done);
     if (__tsan_release)
         __tsan_release(&grid->end_sync); /* for the host's work after the launch */
     switch_to(nullptr, next());
@@ -592,8 +1015,7 @@ void lane_main(transfer_t from)
             exited.push_back(l.t);
         else if (l.state != State::ready)
             waiting[(l.state == State::barrier ? "the __syncthreads() at "
-                                               : "a warp-synchronous "
-                                                 "call at ") +
+                                               : "a warp-synchronous call at ") +
                     where_text(l.where)]
                 .push_back(l.t);
     }
@@ -607,19 +1029,212 @@ void lane_main(transfer_t from)
     die(msg);
 }
 
-/* ThreadSanitizer: the block's shared arrays start with no history. They held the last block's
- * data at the same addresses, where a GPU gives each block its own: their pages (model/shared.ld)
- * are mapped afresh, which ThreadSanitizer sees as the host writing them, and the block's threads
- * acquire that (g.fresh) when they start. */
-void tsan_fresh_shared(Grid &g)
+/* ---- shared memory: the arena ------------------------------------------------------------- */
+/* One arena for the block that runs: the launch's dynamic shared memory at offset 0, then each
+ * __shared__ variable in the order the launch's threads first reach it, 128-byte aligned (a
+ * GPU's bank lines) with a poisoned gap after each, then a poisoned guard to the arena's end. */
+const size_t ARENA_BYTES = 1 << 20;
+char *arena;
+size_t dynamic_bytes;  /* this launch's */
+size_t static_start;   /* where the variables start */
+size_t static_end;     /* where the next one goes */
+size_t static_bytes;   /* the variables' sizes, summed: what nvcc counts */
+struct SharedVar {
+    const char *name;
+    size_t offset, bytes;
+};
+std::vector<SharedVar> shared_vars;   /* this launch's */
+std::vector<void **> shared_holders;  /* cleared when the launch ends */
+
+void open_shared(size_t offset, size_t bytes)
 {
-    char *start = (char *)((uintptr_t)__start_cuda_shared & ~(uintptr_t)4095);
-    size_t bytes = (size_t)(__stop_cuda_shared - start + 4095) & ~(size_t)4095;
-    if (mmap(start, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
-             0) == MAP_FAILED)
-        die("cannot map the shared arrays afresh.");
-    __tsan_release(&g.fresh);
+    if (__asan_unpoison_memory_region)
+        __asan_unpoison_memory_region(arena + offset, bytes);
+    /* 0xff bytes (int -1, float NaN): a GPU leaves shared memory undefined, and a kernel that reads
+     * a slot it did not write this block should find neither the last block's value nor zeros */
+    for (size_t i = 0; i < bytes; i += 8)
+        *(volatile uint64_t *)(arena + offset + i) = ~0ull;
 }
+
+void start_shared(size_t dynamic)
+{
+    dynamic_bytes = dynamic;
+    static_start = round_up(dynamic, 128) + 128;
+    static_end = static_start;
+    static_bytes = 0;
+    dynamic_shared_base = arena;
+    if (dynamic)
+        open_shared(0, round_up(dynamic, 8));
+}
+
+void end_shared()
+{
+    for (void **h : shared_holders)
+        *h = nullptr;
+    shared_holders.clear();
+    shared_vars.clear();
+    if (__asan_poison_memory_region)
+        __asan_poison_memory_region(arena, ARENA_BYTES);
+}
+
+/* ThreadSanitizer: the block's shared memory starts with no history, as a GPU gives each block
+ * its own: the arena's used pages are mapped afresh, which ThreadSanitizer sees as new memory,
+ * and the block's threads acquire that (g.fresh) when they start. Then every byte is 0xff again. */
+void fresh_shared(Grid &g)
+{
+    if (__tsan_release) {
+        size_t bytes = round_up(static_end, PAGE);
+        if (mmap(arena, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                 0) == MAP_FAILED)
+            die("cannot map the shared memory afresh.");
+        __tsan_release(&g.fresh);
+    }
+    if (dynamic_bytes)
+        open_shared(0, round_up(dynamic_bytes, 8));
+    for (const SharedVar &v : shared_vars)
+        open_shared(v.offset, round_up(v.bytes, 8));
+}
+
+/* ---- memory order: PTX's release and acquire patterns, told to ThreadSanitizer --------------- */
+/* A fence publishes what its thread did before it into the thread's fence object; a later
+ * atomic of that thread releases the fence object's contents, not the thread's whole history,
+ * through a helper fiber of its own (ThreadSanitizer has no other way to release an earlier
+ * point of a thread). Device scope: on the atomic's address; block scope: on an address of the
+ * atomic's address and the block. */
+struct FenceSlot {
+    char device, block;   /* the fence objects */
+    void *helper;         /* made at the first release */
+};
+FenceSlot fence_slots[2 * MAX_BLOCK];
+std::map<std::pair<const void *, uint64_t>, char *> block_syncs; /* (address, block) -> sync */
+
+char *block_sync(const void *address)
+{
+    char *&s = block_syncs[{address, grid->block_number}];
+    if (s == nullptr)
+        s = new char;
+    return s;
+}
+
+void release_from(Lane *l, char *fence_object, void *to)
+{
+    FenceSlot &f = fence_slots[l->slot];
+    if (f.helper == nullptr)
+        f.helper = __tsan_create_fiber(0);
+    __tsan_switch_to_fiber(f.helper, NO_SYNC);
+    __tsan_acquire(fence_object);
+    __tsan_release(to);
+    __tsan_switch_to_fiber(l->tsan_fiber, NO_SYNC);
+}
+
+} // namespace
+
+void threadfence(Scope scope)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    Lane *l = current;
+    if (!tsan_on || grid == nullptr || l == nullptr || l == &host)
+        return;
+    FenceSlot &f = fence_slots[l->slot];
+    __tsan_release(&f.block); /* a device fence orders for the block too */
+    l->fenced_block = true;
+    if (scope >= scope_device) {
+        __tsan_release(&f.device);
+        l->fenced_device = true;
+    }
+}
+
+void atomic_sync(const void *address, Scope scope)
+{
+    Lane *l = current;
+    if (grid == nullptr || l == nullptr || l == &host)
+        return;
+    FenceSlot &f = fence_slots[l->slot];
+    /* release: a fence, then this atomic; the pattern's scope is the narrower of the two */
+    if (l->fenced_device && scope >= scope_device)
+        release_from(l, &f.device, const_cast<void *>(address));
+    if (l->fenced_block)
+        release_from(l, &f.block, block_sync(address));
+    /* acquire: what earlier release patterns on this address published, at this atomic's scope */
+    if (scope >= scope_device)
+        __tsan_acquire(const_cast<void *>(address));
+    __tsan_acquire(block_sync(address));
+}
+
+void *shared_allocate(void **holder, size_t bytes, size_t align, const char *name,
+                      Here where)
+{
+    if (grid == nullptr || current == &host)
+        die(std::string("the host code used the __shared__ variable ") + name + " at " +
+            where_text(where) + ": shared memory exists only in a running block.");
+    Grid &g = *grid;
+    size_t offset = round_up(static_end, std::max<size_t>(align, 128));
+    static_bytes += bytes;
+    if (static_bytes > (size_t)SHARED_PER_BLOCK)
+        die(std::string(g.kernel) + " declares " + std::to_string(static_bytes) +
+            " bytes of static __shared__ memory (" + name + " at " + where_text(where) +
+            " among them): a block may declare at most 48 KiB (49152 bytes), and nvcc refuses "
+            "to build it (ptxas: 'uses too much shared data'). Use extern __shared__ memory "
+            "and the opt-in (cudaFuncSetAttribute) for more.");
+    KernelInfo &k = kernels()[g.kernel_ptr];
+    size_t limit = std::max<size_t>(SHARED_PER_BLOCK, (size_t)k.max_dynamic_shared);
+    if (static_bytes + dynamic_bytes > limit)
+        die(std::string(g.kernel) + " launched at " + where_text(g.where) + " uses " +
+            std::to_string(static_bytes) + " bytes of static and " +
+            std::to_string(dynamic_bytes) + " of dynamic shared memory, more than the " +
+            std::to_string(limit) + " a block may have" +
+            (k.max_dynamic_shared ? "" : " without the opt-in (cudaFuncSetAttribute(kernel, "
+                                         "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))") +
+            ": a GPU refuses the launch.");
+    if (offset + bytes + 64 > ARENA_BYTES)
+        die("the shared memory arena is full.");
+    static_end = offset + bytes + 64; /* 64 poisoned bytes after each variable */
+    k.static_shared = (int)static_bytes;
+    open_shared(offset, round_up(bytes, 8));
+    if (__asan_poison_memory_region && bytes % 8)
+        __asan_poison_memory_region(arena + offset + bytes, 8 - bytes % 8);
+    shared_vars.push_back({name, offset, bytes});
+    shared_holders.push_back(holder);
+    *holder = arena + offset;
+    return *holder;
+}
+
+void kernel_first_entry(const void *kernel, int max_threads, int min_blocks)
+{
+    (void)min_blocks;
+    Grid &g = *grid;
+    kernel_checked = true;
+    g.kernel_ptr = kernel;
+    KernelInfo &k = kernels()[kernel];
+    k.max_threads = max_threads;
+    std::string launch = std::string(g.kernel) + " was launched at " + where_text(g.where) +
+                         " with " + std::to_string(g.threads) + " threads a block";
+    std::string why;
+    cudaError_t error = cudaErrorLaunchOutOfResources;
+    if (max_threads > 0 && g.threads > (unsigned)max_threads)
+        why = launch + ", more than its __launch_bounds__(" + std::to_string(max_threads) + ")";
+    else if (k.registers > 0 && registers_of_block(k.registers, g.threads) > REGS_PER_BLOCK)
+        why = launch + ", at " + std::to_string(k.registers) + " registers a thread (ptxas): " +
+              std::to_string(registers_of_block(k.registers, g.threads)) +
+              " registers, more than the 65536 a block may have";
+    else if (dynamic_bytes > (size_t)std::max(SHARED_PER_BLOCK, k.max_dynamic_shared)) {
+        error = cudaErrorInvalidValue;
+        why = std::string(g.kernel) + " was launched at " + where_text(g.where) + " with " +
+              std::to_string(dynamic_bytes) + " bytes of dynamic shared memory, more than the " +
+              std::to_string(std::max(SHARED_PER_BLOCK, k.max_dynamic_shared)) +
+              " a block may have" +
+              (k.max_dynamic_shared ? "" : " without the opt-in (cudaFuncSetAttribute)");
+    }
+    if (why.empty())
+        return;
+    note(why + ": a GPU refuses the launch (" + cudaGetErrorName(error) + "), and runs nothing.");
+    fail(error);
+    g.aborted = true;
+    switch_to(nullptr, &host); /* the launch ends here; this thread's stack is dropped */
+}
+
+namespace
+{
 
 /* ThreadSanitizer's fibers: creating one costs about a millisecond, so thread t of a block runs
  * on fiber (set, t), made once, with its own stack. Blocks alternate between two sets: a fiber
@@ -651,65 +1266,57 @@ void run_block(Grid &g, uint64_t b)
 {
     block_idx = {(unsigned)(b % grid_dim.x), (unsigned)(b / grid_dim.x % grid_dim.y),
                  (unsigned)(b / grid_dim.x / grid_dim.y)};
+    g.block_number = b;
     static uint64_t blocks_run;
     int set = (int)(blocks_run++ % sets());
-    if (__tsan_acquire) {
-        tsan_fresh_shared(g);
+    if (__tsan_acquire)
         g.sync = (char *)malloc(1 + g.warps.size()); /* freed: ThreadSanitizer forgets its clocks */
-    }
-    poison_shared();
+    fresh_shared(g);
     g.queue.clear();
     g.head = 0;
     g.at_barrier = 0;
     for (Warp &w : g.warps)
-        w.arrived = 0;
+        w = Warp{};
     for (Lane &l : g.lanes) {
+        l.state = State::done; /* make_ready counts it in */
         l.stack = stack_of(set, l.t);
+        l.slot = set * MAX_BLOCK + (int)l.t;
+        l.fenced_device = l.fenced_block = false;
         l.ctx = make_fcontext((char *)l.stack + l.stack_bytes, l.stack_bytes, lane_main);
         if (__tsan_create_fiber)
             l.tsan_fiber = tsan_fiber_of(set, l.t);
         g.batch.push_back(&l);
     }
     make_ready(g);
-    switch_to(&host, next()); /* back when no thread can run */
-    for (Lane &l : g.lanes)
-        if (l.state != State::done)
-            deadlock();
-    if (&counters_block_done != nullptr)
-        counters_block_done();
+    switch_to(&host, next()); /* back when no thread can run, or the launch was refused */
+    if (!g.aborted) {
+        for (Lane &l : g.lanes)
+            if (l.state != State::done)
+                deadlock();
+        if (&counters_block_done != nullptr)
+            counters_block_done();
+    }
     free(g.sync);
 }
 
-/* Fills the shared arrays with 0xff bytes before each block (int -1, float NaN): a GPU leaves
- * them undefined, and a kernel that reads a slot it did not write this block should not find
- * the last block's value there, nor zeros. Byte stores that no sanitizer sees (model.o is not
- * instrumented, and memset would be): the redzones between the arrays are AddressSanitizer's
- * shadow's business, not their bytes'. */
-void poison_shared()
-{
-    /* As integers: the compiler may assume two arrays' addresses never meet, and they do here. */
-    uintptr_t start = (uintptr_t)__start_cuda_shared, stop = (uintptr_t)__stop_cuda_shared;
-    uintptr_t guard = (uintptr_t)shared_guard, guard_end = guard + sizeof shared_guard;
-    uintptr_t parts[2][2] = {{start, std::min(stop, guard)}, {std::max(start, guard_end), stop}};
-    for (auto &part : parts)
-        for (uintptr_t p = part[0]; p < part[1]; p += 8) /* the section is page-aligned */
-            *(volatile uint64_t *)p = ~0ull;
-}
-
-/* The first launch: the stacks, the host's own record, the sanitizers' view of both. */
+/* The first launch: the stacks, the arena, the host's own record, the sanitizers' view. */
 void start_model()
 {
     size_t bytes = (size_t)sets() * MAX_BLOCK * (stack_bytes() + GUARD_BYTES);
     stacks = (char *)mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (stacks == MAP_FAILED)
-        die("cannot map the threads' stacks.");
+    arena = (char *)mmap(nullptr, ARENA_BYTES + PAGE, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (stacks == MAP_FAILED || arena == MAP_FAILED)
+        die("cannot map the threads' stacks and shared memory.");
+    mprotect(arena + ARENA_BYTES, PAGE, PROT_NONE);
     if (__asan_poison_memory_region)
-        __asan_poison_memory_region(shared_guard, sizeof shared_guard);
+        __asan_poison_memory_region(arena, ARENA_BYTES);
+    tsan_on = __tsan_create_fiber != nullptr && __tsan_acquire != nullptr;
     if (__tsan_get_current_fiber)
         host.tsan_fiber = __tsan_get_current_fiber();
-    if (__sanitizer_set_death_callback && __sanitizer_start_switch_fiber)
-        __sanitizer_set_death_callback(::asan_died);
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(::sanitizer_died);
     pthread_attr_t attr;
     void *bottom;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
@@ -741,28 +1348,51 @@ int running_thread_number(uintptr_t address)
         return -1;
     return (int)current->t;
 }
+/* counters.cc: whether an address is shared memory. */
+bool is_shared(uintptr_t address)
+{
+    return address >= (uintptr_t)arena && address < (uintptr_t)arena + ARENA_BYTES;
+}
 
-void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size, const char *kernel,
-              std::source_location where)
+bool launch_ok(dim3 grid_size, dim3 block_size, size_t dynamic_shared, const char *kernel,
+               Here where)
 {
     uint64_t threads = (uint64_t)block_size.x * block_size.y * block_size.z;
     uint64_t blocks = (uint64_t)grid_size.x * grid_size.y * grid_size.z;
     if (threads == 0 || threads > MAX_BLOCK || block_size.z > 64 || blocks == 0 ||
         grid_size.x > 2147483647u || grid_size.y > 65535 || grid_size.z > 65535) {
         fail(cudaErrorInvalidConfiguration); /* runs nothing, as the GPU: cudaGetLastError says */
-        return;
+        return false;
     }
-    if (grid != nullptr)
+    if (dynamic_shared > (size_t)SHARED_OPTIN) {
+        note(std::string(kernel) + " was launched at " + where_text(where) + " with " +
+             std::to_string(dynamic_shared) + " bytes of dynamic shared memory, more than the " +
+             std::to_string(SHARED_OPTIN) + " a block of an H200 may have: a GPU refuses the "
+             "launch (cudaErrorInvalidValue), and runs nothing.");
+        fail(cudaErrorInvalidValue);
+        return false;
+    }
+    if (grid != nullptr && current != &host)
         die(std::string("a kernel launched ") + kernel + " at " + where_text(where) +
-            ": dynamic parallelism is not modelled.");
+            ": the CPU model does not run launches from device code (dynamic parallelism).");
+    return true;
+}
+
+void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
+              size_t dynamic_shared, const char *kernel, Here where)
+{
+    uint64_t threads = (uint64_t)block_size.x * block_size.y * block_size.z;
+    uint64_t blocks = (uint64_t)grid_size.x * grid_size.y * grid_size.z;
     if (stacks == nullptr)
         start_model();
     if (&counters_launch != nullptr)
         counters_launch(blocks, (unsigned)threads);
+    DeviceOpen open; /* device memory, for the kernel's threads */
     Grid g{};
     g.entry = entry;
     g.arg = arg;
     g.kernel = kernel;
+    g.where = where;
     g.threads = (unsigned)threads;
     g.lanes.resize(threads);
     g.warps.resize((threads + WARP - 1) / WARP);
@@ -779,6 +1409,8 @@ void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
     grid = &g;
     grid_dim = grid_size;
     block_dim = block_size;
+    kernel_checked = false;
+    start_shared(dynamic_shared);
     if (__tsan_release)
         __tsan_release(&g.launch_sync);
     /* The blocks in an order the schedule picks: i -> (a * i + c) mod blocks, a coprime with
@@ -790,10 +1422,12 @@ void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
             a = next_random(g.rng) % blocks;
         while (std::gcd(a, blocks) != 1);
     }
-    for (uint64_t i = 0; i < blocks; ++i)
+    for (uint64_t i = 0; i < blocks && !g.aborted; ++i)
         run_block(g, (uint64_t)(((unsigned __int128)a * i + c) % blocks));
     if (__tsan_acquire)
         __tsan_acquire(&g.end_sync);
+    end_shared();
+    block_syncs.clear();
     grid = nullptr;
     current = nullptr;
 }
@@ -801,8 +1435,8 @@ void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
 namespace
 {
 /* One copy of each file name: a call site's name may come as several copies (one per inlined
- * copy of the call), and comparing them with strcmp at every warp-synchronous call would cost more
- * than the call. A table from each copy to the first copy seen with the same text. */
+ * copy of the call), and comparing them with strcmp at every barrier would cost more than the
+ * call. A table from each copy to the first copy seen with the same text. */
 const char *canonical(const char *file)
 {
     enum { SIZE = 1024 };
@@ -825,25 +1459,46 @@ const char *canonical(const char *file)
     die("more than 1024 copies of source file names: the model cannot tell its call sites apart.");
 }
 
-bool same_place(std::source_location a, std::source_location b)
+bool same_place(Here a, Here b)
 {
     return a.line() == b.line() && a.column() == b.column() &&
            (a.file_name() == b.file_name() || canonical(a.file_name()) == canonical(b.file_name()));
 }
+
+const char *barrier_name(BarrierOp op)
+{
+    static const char *const names[] = {"__syncthreads()", "__syncthreads_count()",
+                                        "__syncthreads_and()", "__syncthreads_or()"};
+    return names[(int)op];
+}
 } // namespace
 
-void syncthreads(std::source_location where)
+int syncthreads(BarrierOp op, int predicate, Here where)
 {
     Grid &g = *grid;
     Lane *self = current;
-    self->state = State::barrier;
+    if (grid == nullptr || self == &host)
+        die(std::string(barrier_name(op)) + " called by the host code at " + where_text(where) +
+            ": a barrier is for the threads of a block.");
     self->where = where;
+    self->barrier_op = op;
+    self->value = (uint64_t)predicate;
     if (__tsan_release)
         __tsan_release(g.sync); /* everything before the barrier ... */
+    stop_running(g, self, State::barrier);
     if (++g.at_barrier == g.threads) {
+        int count = 0;
         for (Lane &l : g.lanes) {
-            if (!same_place(l.where, where))
+            if (!same_place(l.where, where) || l.barrier_op != op)
                 deadlock(); /* two barriers: the message lists who waits where */
+            count += (int)l.value;
+        }
+        int result = op == BarrierOp::count ? count
+                     : op == BarrierOp::all ? count == (int)g.threads
+                     : op == BarrierOp::any ? count > 0
+                                            : 0;
+        for (Lane &l : g.lanes) {
+            l.result = (uint64_t)result;
             g.batch.push_back(&l);
         }
         g.at_barrier = 0;
@@ -854,6 +1509,7 @@ void syncthreads(std::source_location where)
     switch_to(self, next());
     if (__tsan_acquire)
         __tsan_acquire(g.sync); /* ... happens before everything after it, in every thread */
+    return (int)self->result;
 }
 
 namespace
@@ -862,23 +1518,39 @@ namespace
 const char *op_name(WarpOp op)
 {
     static const char *const names[] = {
-        "__syncwarp",      "__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",
-        "__shfl_xor_sync", "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
-        "__ballot_sync",   "__any_sync",        "__all_sync"}; /* WarpOp's order */
-    return names[(int)op];
+        "__syncwarp",        "__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",
+        "__shfl_xor_sync",   "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+        "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync", "__ballot_sync",
+        "__any_sync",        "__all_sync",        "__match_any_sync",  "__match_all_sync"};
+    return names[(int)op]; /* WarpOp's order */
 }
 
-std::string hex(unsigned int mask)
+/* The lane a shuffle reads, as PTX's shfl.sync computes it: c = ((32 - width) << 8) | clamp,
+ * segmask = c[12:8], and a lane whose source lies past its segment's end (or, shifting up, before
+ * its start) reads its own value. Each group of `width` lanes may read from an earlier group with
+ * shfl_xor, never from a later one. */
+unsigned shuffle_source(WarpOp op, unsigned lane, int b, int width)
 {
-    char s[16];
-    snprintf(s, sizeof s, "0x%08x", mask);
-    return s;
-}
-
-std::string lane_text(const Lane &l)
-{
-    return block_text() + ", warp " + std::to_string(l.t / WARP) + ", lane " +
-           std::to_string(l.t % WARP) + " (thread " + std::to_string(l.t) + ")";
+    unsigned segmask = (unsigned)(32 - width) & 31, bval = (unsigned)b & 31;
+    unsigned cval = op == WarpOp::shfl_up ? 0 : 31;
+    int max_lane = (int)((lane & segmask) | (cval & ~segmask)), min_lane = (int)(lane & segmask);
+    int j;
+    bool ok;
+    switch (op) {
+    case WarpOp::shfl_up:
+        j = (int)lane - (int)bval, ok = j >= max_lane;
+        break;
+    case WarpOp::shfl_down:
+        j = (int)(lane + bval), ok = j <= max_lane;
+        break;
+    case WarpOp::shfl_xor:
+        j = (int)(lane ^ bval), ok = j <= max_lane;
+        break;
+    default: /* shfl: idx */
+        j = min_lane | (int)(bval & ~segmask), ok = j <= max_lane;
+        break;
+    }
+    return ok ? (unsigned)j : lane;
 }
 
 /* The lanes of `mask` have all made the call: each gets its result. */
@@ -888,7 +1560,9 @@ void complete(Grid &g, Lane *first, unsigned int mask)
     /* The reductions work on 32-bit values, signed or not (arg), as __reduce_*_sync's overloads. */
     bool is_signed = first->arg != 0;
     int64_t total = 0, lo = INT64_MAX, hi = INT64_MIN;
+    uint32_t all_and = ~0u, all_or = 0, all_xor = 0;
     unsigned int ballot = 0;
+    bool same = true;
     for (unsigned m = 0; m < WARP; ++m)
         if (mask >> m & 1) {
             uint64_t v = lane0[m].value;
@@ -896,25 +1570,21 @@ void complete(Grid &g, Lane *first, unsigned int mask)
             total += key;
             lo = std::min(lo, key);
             hi = std::max(hi, key);
+            all_and &= (uint32_t)v, all_or |= (uint32_t)v, all_xor ^= (uint32_t)v;
             ballot |= (unsigned)(v != 0) << m;
+            same = same && v == first->value;
         }
     for (unsigned m = 0; m < WARP; ++m) {
         if (!(mask >> m & 1))
             continue;
         Lane &l = lane0[m];
-        int w = l.width, seg = m & ~(unsigned)(w - 1), src = -1;
+        int src = -1;
         switch (l.op) {
         case WarpOp::shfl:
-            src = seg + (l.arg & (w - 1));
-            break;
         case WarpOp::shfl_up:
-            src = (int)(m - seg) >= l.arg ? (int)m - l.arg : (int)m;
-            break;
         case WarpOp::shfl_down:
-            src = (int)(m - seg) + l.arg < w ? (int)m + l.arg : (int)m;
-            break;
         case WarpOp::shfl_xor:
-            src = ((m ^ l.arg) & ~(unsigned)(w - 1)) == (unsigned)seg ? (int)(m ^ l.arg) : (int)m;
+            src = (int)shuffle_source(l.op, m, l.arg, l.width);
             break;
         case WarpOp::reduce_add:
             l.result = (uint32_t)total;
@@ -925,6 +1595,15 @@ void complete(Grid &g, Lane *first, unsigned int mask)
         case WarpOp::reduce_max:
             l.result = (uint32_t)hi;
             break;
+        case WarpOp::reduce_and:
+            l.result = all_and;
+            break;
+        case WarpOp::reduce_or:
+            l.result = all_or;
+            break;
+        case WarpOp::reduce_xor:
+            l.result = all_xor;
+            break;
         case WarpOp::ballot:
             l.result = ballot;
             break;
@@ -933,6 +1612,17 @@ void complete(Grid &g, Lane *first, unsigned int mask)
             break;
         case WarpOp::all:
             l.result = ballot == mask;
+            break;
+        case WarpOp::match_any: {
+            unsigned int r = 0;
+            for (unsigned o = 0; o < WARP; ++o)
+                if (mask >> o & 1 && lane0[o].value == l.value)
+                    r |= 1u << o;
+            l.result = r;
+            break;
+        }
+        case WarpOp::match_all:
+            l.result = same ? mask : 0;
             break;
         case WarpOp::syncwarp:
             break;
@@ -954,29 +1644,69 @@ void complete(Grid &g, Lane *first, unsigned int mask)
         counters_shuffle(); /* one SHFL instruction of this warp */
 }
 
+/* The lanes waiting in __activemask, once none of their warp can run: those at one call site
+ * are the lanes that reach it together, and each group gets its own mask. */
+void check_activemask(Grid &g, unsigned w)
+{
+    Warp &warp = g.warps[w];
+    if (warp.running != 0 || warp.active == 0)
+        return;
+    Lane *lane0 = &g.lanes[w * WARP];
+    unsigned int left = warp.active;
+    while (left) {
+        Lane &first = lane0[__builtin_ctz(left)];
+        unsigned int group = 0;
+        for (unsigned m = 0; m < WARP; ++m)
+            if (left >> m & 1 && same_place(lane0[m].where, first.where))
+                group |= 1u << m;
+        for (unsigned m = 0; m < WARP; ++m)
+            if (group >> m & 1) {
+                lane0[m].result = group;
+                g.batch.push_back(&lane0[m]);
+            }
+        left &= ~group;
+    }
+    warp.active = 0;
+    make_ready(g);
+}
+
 } // namespace
 
-uint64_t warp_sync(WarpOp op, unsigned int mask, uint64_t value, int arg, int width,
-                   std::source_location where)
+unsigned int activemask(Here where)
 {
     Grid &g = *grid;
     Lane *self = current;
+    if (grid == nullptr || self == &host)
+        die("__activemask() called by the host code at " + where_text(where) + ".");
+    self->where = where;
+    g.warps[self->t / WARP].active |= 1u << (self->t % WARP);
+    stop_running(g, self, State::active);
+    switch_to(self, next());
+    return (unsigned int)self->result;
+}
+
+uint64_t warp_sync(WarpOp op, unsigned int mask, uint64_t value, int arg, int width,
+                   Here where)
+{
+    Grid &g = *grid;
+    Lane *self = current;
+    if (grid == nullptr || self == &host)
+        die(std::string(op_name(op)) + " called by the host code at " + where_text(where) +
+            ": warp-synchronous calls are for a warp's lanes.");
     unsigned lane = self->t % WARP, w = self->t / WARP;
     unsigned present = g.threads - w * WARP >= (unsigned)WARP
                            ? 0xffffffffu
                            : (1u << (g.threads - w * WARP)) - 1; /* the lanes this warp has */
-    auto call = [&] {                                            /* only for a message */
-                      return std::string(op_name(op)) + "(" + hex(mask) + ", ...) at " +
-                             where_text(where);
+    auto call = [&] { /* only for a message */
+        return std::string(op_name(op)) + "(" + hex(mask) + ", ...) at " + where_text(where);
     };
     if (!(mask >> lane & 1))
         die(lane_text(*self) + " calls " + call() +
-            ", whose mask does not hold its own lane: a "
-            "lane must name itself in the mask of every _sync call it makes.");
+            ", whose mask does not hold its own lane: a lane must name itself in the mask of "
+            "every _sync call it makes.");
     if (mask & ~present)
         die(lane_text(*self) + " calls " + call() +
-            ", whose mask names lanes this warp does not have "
-            "(the block has " +
+            ", whose mask names lanes this warp does not have (the block has " +
             std::to_string(g.threads) + " threads).");
     if (width < 1 || width > WARP || (width & (width - 1)))
         die(lane_text(*self) + " calls " + call() + " with width " + std::to_string(width) +
@@ -987,27 +1717,33 @@ uint64_t warp_sync(WarpOp op, unsigned int mask, uint64_t value, int arg, int wi
     self->arg = arg;
     self->width = width;
     self->where = where;
-    self->state = State::warp;
     Warp &warp = g.warps[w];
-    warp.arrived |= 1u << lane;
     Lane *lane0 = self - lane;
+    /* Since compute capability 7.0, lanes may meet from different call sites: a call matches
+     * another of the same kind (PTX: the same qualifiers) with the same mask. */
     for (unsigned m = 0; m < WARP; ++m) {
         Lane &o = lane0[m];
-        if (!(mask >> m & 1) || !(warp.arrived >> m & 1) || &o == self)
+        if (!(mask >> m & 1) || &o == self)
             continue;
-        if (o.op != op || o.mask != mask || !same_place(o.where, where))
+        if (o.state == State::done)
+            die(lane_text(*self) + " calls " + call() + ", whose mask names lane " +
+                std::to_string(m) + ", which has exited: it never makes the call (on a GPU, its "
+                "value is undefined).");
+        if (!(warp.arrived >> m & 1))
+            continue;
+        if (o.op != op || o.mask != mask)
             die(lane_text(*self) + " calls " + call() + " while lane " + std::to_string(m) +
                 ", which its mask names, waits at " + op_name(o.op) + "(" + hex(o.mask) +
                 ", ...) at " + where_text(o.where) +
-                ": every lane of the mask must make the "
-                "same call.");
+                ": the lanes of a mask must make calls of the same kind, with the same mask.");
     }
+    warp.arrived |= 1u << lane;
     if (__tsan_release)
         __tsan_release(g.sync + 1 + w);
     if ((warp.arrived & mask) == mask) {
-        complete(g, self, mask);
-        self->state = State::ready; /* the last to arrive goes on at once */
+        complete(g, self, mask); /* the last to arrive goes on at once */
     } else {
+        stop_running(g, self, State::warp);
         switch_to(self, next());
     }
     if (__tsan_acquire)
@@ -1015,22 +1751,24 @@ uint64_t warp_sync(WarpOp op, unsigned int mask, uint64_t value, int arg, int wi
     return self->result;
 }
 
-void threadfence()
-{
-    /* Every fence releases what its thread did before it, and acquires what every earlier fence
-     * released: a fence pair orders a store before the first with a load after the second, which
-     * is what the course's last-block pattern needs (CUDA's memory model asks more: an atomic that
-     * the second thread observed, in between). */
-    if (__tsan_release) {
-        __tsan_release(&grid->fence_sync);
-        __tsan_acquire(&grid->fence_sync);
-    }
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
 float flush_subnormal(float x)
 {
     return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x;
+}
+
+void trap(const char *what, Here where)
+{
+    if (grid == nullptr || current == &host)
+        die(std::string(what) + " at " + where_text(where) + ".");
+    die(std::string(what) + " at " + where_text(where) + " in " + lane_text(*current) +
+        ": the kernel stopped (on a GPU: cudaErrorLaunchFailure at the next synchronisation).");
+}
+
+long long clock_now()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 } // namespace cudamodel
@@ -1052,22 +1790,39 @@ std::string running_thread()
 /* What an address is to the kernel: shared memory, a cudaMalloc allocation, or neither. */
 std::string what_is(const char *p)
 {
-    if (p >= __start_cuda_shared && p < __stop_cuda_shared)
-        return "shared memory";
-    auto a = allocations.upper_bound((char *)p);
-    if (a != allocations.begin()) {
-        --a;
-        size_t off = (size_t)(p - a->first);
-        if (off < a->second)
-            return "global memory (byte " + std::to_string(off) +
-                   " of a cudaMalloc allocation "
-                   "of " +
-                   std::to_string(a->second) + " bytes)";
-        if (off < a->second + 4096)
-            return "global memory, " + std::to_string(off - a->second) +
-                   " bytes past the end of "
-                   "a cudaMalloc allocation of " +
-                   std::to_string(a->second) + " bytes";
+    using namespace cudamodel;
+    if (arena && p >= arena && p < arena + ARENA_BYTES) {
+        size_t off = (size_t)(p - arena);
+        for (const SharedVar &v : shared_vars)
+            if (off >= v.offset && off < v.offset + round_up(v.bytes, 128) + 64)
+                return off < v.offset + v.bytes
+                           ? "shared memory (byte " + std::to_string(off - v.offset) + " of " +
+                                 v.name + ", " + std::to_string(v.bytes) + " bytes)"
+                           : "shared memory, " + std::to_string(off - v.offset - v.bytes) +
+                                 " bytes past the end of " + v.name + " (" +
+                                 std::to_string(v.bytes) + " bytes)";
+        if (off < round_up(dynamic_bytes, 128) + 128)
+            return off < dynamic_bytes
+                       ? "shared memory (byte " + std::to_string(off) +
+                             " of the launch's dynamic shared memory)"
+                       : "shared memory, " + std::to_string(off - dynamic_bytes) +
+                             " bytes past the end of the launch's " +
+                             std::to_string(dynamic_bytes) + " bytes of dynamic shared memory";
+        return "shared memory, past every variable";
+    }
+    auto a = allocation_of(p);
+    if (a) {
+        ssize_t off = p - a->first;
+        if (off < 0)
+            return "global memory, " + std::to_string(-off) +
+                   " bytes before the start of a cudaMalloc allocation of " +
+                   std::to_string(a->second.bytes) + " bytes";
+        if ((size_t)off < a->second.bytes)
+            return "global memory (byte " + std::to_string(off) + " of a cudaMalloc allocation of " +
+                   std::to_string(a->second.bytes) + " bytes)";
+        return "global memory, " + std::to_string((size_t)off - a->second.bytes) +
+               " bytes past the end of a cudaMalloc allocation of " +
+               std::to_string(a->second.bytes) + " bytes";
     }
     return "global memory (a __device__ variable, or host memory)";
 }
@@ -1089,7 +1844,7 @@ __attribute__((weak)) int __tsan_get_report_mop(void *report, unsigned long idx,
 
 /* AddressSanitizer has printed its report (with the source line) and is about to exit: say, in
  * CUDA's words, who made the bad access and where it went. */
-static void asan_died(void)
+static void sanitizer_died(void)
 {
     if (!__asan_get_report_address || __asan_get_report_address() == nullptr)
         return; /* not AddressSanitizer's report: UBSan's alignment check says it all itself */
@@ -1122,16 +1877,18 @@ void __tsan_on_report(void *report)
     fprintf(stderr,
             "CPU model: a data race on %s: %s %s it, and another thread %s it before, "
             "with nothing between the two that orders them (a __syncthreads() of their block, a "
-            "_sync intrinsic of their warp, an atomic, or a __threadfence on each side): the "
-            "report above gives both source lines (compute-sanitizer's racecheck sees such races "
-            "in shared memory).\n",
+            "_sync intrinsic of their warp, or a __threadfence before the writer's atomic that "
+            "the reader's atomic then reads): the report above gives both source lines "
+            "(compute-sanitizer's racecheck sees such races in shared memory).\n",
             what_is((const char *)addr[0]).c_str(), running_thread().c_str(),
             write[0] ? "wrote" : "read", write[1] ? "wrote" : "read");
 }
 }
+/* report_atomic_races=0: a plain read that races an atomic, as the CUDA Programming Guide's
+ * atomicCAS loop reads its first guess, is no data race of CUDA's; a wrong sum shows the rest. */
 extern "C" const char *__tsan_default_options()
 {
-    return "halt_on_error=1:exitcode=3:report_signal_unsafe=0";
+    return "halt_on_error=1:exitcode=3:report_signal_unsafe=0:report_atomic_races=0";
 }
 extern "C" const char *__ubsan_default_options()
 {
@@ -1139,5 +1896,5 @@ extern "C" const char *__ubsan_default_options()
 }
 extern "C" const char *__asan_default_options()
 {
-    return "exitcode=3:detect_leaks=0";
+    return "exitcode=3:detect_leaks=0:allow_user_segv_handler=1";
 }

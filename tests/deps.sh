@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deps.sh [--model] [--vendor [--force]]: the Criterion test library (Debian: libcriterion-dev) for
 # make test; with --model (make test MODEL=cpu, the default without a GPU), also what the CPU model
-# builds with: g++ and Boost.Context (Debian: g++, libboost-context-dev).
+# builds with: g++ and Boost.Context (Debian: g++, libboost-context-dev), and libclang's Python
+# module (PyPI: libclang), its CUDA front end.
 #   (default)  nothing to do when third_party/criterion/ is vendored or Criterion already builds
 #              and links here; else, as root, apt-get install libcriterion-dev; else say what to do.
 #   --vendor   (make deps VENDOR=1) copy Criterion and the closure of its shared libraries, all but
@@ -37,9 +38,30 @@ model_links() {
             >/dev/null 2>&1
 }
 
-# model_mode: installs g++ and Boost.Context as root with apt, or says what to install.
+# model_parses: python3 has libclang (the CPU model's CUDA front end, model/rewrite.py).
+model_parses() {
+    python3 -c 'import clang.cindex as c; c.Index.create()' >/dev/null 2>&1
+}
+
+# parser_mode: installs libclang's Python module (PyPI libclang: the library and its binding)
+# for this python3, or says what to install.
+parser_mode() {
+    local how out
+    model_parses && return 0
+    say "pip install libclang (the CPU model reads CUDA with clang's front end)"
+    for how in "" --user --break-system-packages; do
+        out=$(python3 -m pip install -q --disable-pip-version-check $how libclang 2>&1) &&
+            model_parses && return 0
+    done
+    echo "$out" >&2
+    die "python3 -m pip install libclang failed: install PyPI's libclang (or Debian's python3-clang) for $(command -v python3)"
+}
+
+# model_mode: installs g++ and Boost.Context as root with apt, or says what to install; then
+# libclang's Python module.
 model_mode() {
     local out pkgs="g++ libboost-context-dev"
+    parser_mode
     model_links && return 0
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
         apt_update

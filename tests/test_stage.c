@@ -23,7 +23,7 @@
 /* The sizes (seed 1000 + i for SIZES[i]); a single-block stage takes those up to 2 x block only. */
 static const size_t SIZES[] = {
     0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048, 2049, (1u << 20) + 1, (1u << 24) + 3};
-static const unsigned int BLOCKS[] = {32, 128, 256, 1024};
+static const unsigned int BLOCKS[] = {32, 64, 128, 256, 512, 1024};
 
 #ifdef REDUCE_FLOAT
 #define FULL_RANGE_NAME "wide-range" /* input.c: a random int32 times 2^-8, up to 2^23, rounded */
