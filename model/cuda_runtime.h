@@ -24,11 +24,15 @@
 
 #if defined(__clang__) && defined(__CUDA__)
 #define CUDA_MODEL_PARSE 1 /* model/rewrite.py: clang's CUDA front end reads the file */
-/* The C and C++ libraries' functions a kernel may call (printf, memcpy, sqrtf, ...) are
- * __host__ __device__ in the parse, as nvcc's device runtime has them; <new> first, whose
- * operators clang declares for the device itself. */
+/* Every function this header declares, the C and C++ libraries' it includes among them (printf,
+ * memcpy, sqrtf, ...: nvcc's device runtime has them too), is __host__ __device__ in the parse.
+ * <new> comes first: clang declares its operators for the device itself. */
 #include <new>
 #pragma clang force_cuda_host_device begin
+#define __CUDACC_VER_MAJOR__ 13 /* what CCCL's headers ask of the CUDA compiler */
+#define __CUDACC_VER_MINOR__ 0
+#define __CUDACC_VER_BUILD__ 0
+#define CUDA_VERSION 13000
 #endif
 
 #include <cassert>
@@ -73,7 +77,8 @@
 #define __launch_bounds__(...) /* model/rewrite.py passes the bound to the kernel's entry */
 #endif
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+/* __noinline__: clang's keyword in the parse; model/rewrite.py writes it out for the compile, where
+ * a macro would break the libraries' __attribute__((__noinline__)). */
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__

@@ -20,6 +20,8 @@ import tempfile
 
 
 def find_nvcc():
+    if os.environ.get("CUCC_TOOLKIT") == "none":  # as on a machine without the CUDA toolkit
+        return None
     for d in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if d and os.access(os.path.join(d, "bin", "nvcc"), os.X_OK):
             return os.path.join(d, "bin", "nvcc")
@@ -66,8 +68,9 @@ def main(argv):
         log = open(cached).read()
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            p = subprocess.run([nvcc, "-arch=sm_90", "-cubin", "-Xptxas", "-v", "-o",
-                                os.path.join(tmp, "k.cubin")] + flags +
+            # -DCUDA_MODEL: the file's own paths for the model (the harness leaves CUB out there)
+            p = subprocess.run([nvcc, "-arch=sm_90", "-cubin", "-Xptxas", "-v", "-DCUDA_MODEL",
+                                "-o", os.path.join(tmp, "k.cubin")] + flags +
                                ["-x", "cu", src], capture_output=True, text=True)
         if p.returncode != 0:
             lines = [l for l in (p.stdout + p.stderr).splitlines() if "error" in l.lower()]
@@ -104,6 +107,9 @@ def main(argv):
         if sig is None or "(anonymous" in demangled or "{lambda" in demangled:
             continue
         name, params = sig
+        base = re.sub(r"<.*", "", name).split("::")[-1]
+        if not re.search(rb"\b" + re.escape(base).encode() + rb"\b", text):
+            continue  # a library's kernel (CUB's, say), not the file's
         out.append(f"const int cuda_model_registers_{i} = (cuda_model_kernel_registers("
                    f"(const void *)static_cast<void (*)({params})>(&{name}), {regs}), 0);")
     out.append("}")

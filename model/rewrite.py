@@ -75,8 +75,11 @@ def resource_args():
 
 
 def cccl_include():
-    """CCCL's headers (libcu++, CUB, Thrust): the CUDA toolkit's, or PyPI's nvidia-cuda-cccl."""
-    for d in (os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"):
+    """CCCL's headers (libcu++, CUB, Thrust): the CUDA toolkit's, or PyPI's nvidia-cuda-cccl
+    (CUCC_TOOLKIT=none: PyPI's only, as on a machine without the toolkit)."""
+    toolkits = [] if os.environ.get("CUCC_TOOLKIT") == "none" else [
+        os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"]
+    for d in toolkits:
         if d and os.path.isfile(os.path.join(d, "include", "cccl", "cuda", "std", "version")):
             return os.path.join(d, "include", "cccl")
     try:
@@ -101,9 +104,9 @@ CUDA_FILE = re.compile(r"^(cuda\w*\.h|cu\w+\.h|cooperative_groups/.*|cub/.*|thru
                        r"nccl\.h|device_\w+\.h|\w+_intrinsics\.h|vector_\w+\.h)$")
 
 
-def unsupported(where, what):
-    return (f"{where}: the CPU model does not run {what}: build and run this file on a GPU "
-            f"(make MODEL=gpu), where nvcc compiles it.")
+def unsupported(where, what, instead=""):
+    return (f"{where}: the CPU model does not run {what}: {instead}build and run this file on "
+            f"a GPU (make MODEL=gpu), where nvcc compiles it.")
 
 
 def translate(diag):
@@ -121,6 +124,8 @@ def translate(diag):
     m = re.match(r"no (?:member|template) named '(\w+)' in (?:namespace )?'([\w:]+)'", msg)
     if m and CUDA_NS.fullmatch(m.group(2).split("::")[0]):
         return unsupported(where, f"{m.group(2)}::{m.group(1)}")
+    if re.match(r"reference to __global__ function '\w+' in __global__ function", msg):
+        return unsupported(where, "kernel launches from device code (dynamic parallelism)")
     m = re.match(r"'(.+)' file not found", msg)
     if m and CUDA_FILE.match(m.group(1)):
         return unsupported(where, f"what <{m.group(1)}> declares")
@@ -336,8 +341,8 @@ class Rewriter:
                     K.CONSTRUCTOR, K.DESTRUCTOR)
                 self.shared(c, decl_stmt if local else None)
         elif kind == K.ASM_STMT:
-            self.errors.append(unsupported(self.where(c), "inline PTX (asm), which a CPU cannot "
-                                           "run; write it in CUDA C"))
+            self.errors.append(unsupported(self.where(c), "inline PTX (asm)",
+                                           "write it in CUDA C, or "))
         elif kind == K.INCLUSION_DIRECTIVE:
             self.include(c)
         for ch in c.get_children():
@@ -362,12 +367,29 @@ class Rewriter:
         text = lines[line - 1].decode()
         path = c.location.file.name
         e.replace(start, start + len(text),
+                  CCCL_HOST +
                   "#pragma push_macro(\"__CUDA_ARCH__\")\n#pragma push_macro(\"__CUDACC__\")\n"
                   "#undef __CUDA_ARCH__\n#undef __CUDACC__\n" + text +
                   "\n#pragma pop_macro(\"__CUDACC__\")\n#pragma pop_macro(\"__CUDA_ARCH__\")\n"
-                  f"#line {line + 1} \"{path}\"")
+                  f"#line {line + 1} \"{path}\"")  # as cccl_prelude includes them
+
+    def keywords(self):
+        """__noinline__, a keyword of clang's CUDA, spelled out for the host compiler."""
+        for f in {c.location.file.name for c in self.tu.cursor.get_children()
+                  if c.location.file is not None and self.user_file(c.location.file)}:
+            data = open(f, "rb").read()
+            if b"__noinline__" not in data:
+                continue
+            ff = self.tu.get_file(f)
+            rng = ci.SourceRange.from_locations(ci.SourceLocation.from_offset(self.tu, ff, 0),
+                                                ci.SourceLocation.from_offset(self.tu, ff, len(data)))
+            for t in self.tu.get_tokens(extent=rng):
+                if t.spelling == "__noinline__":
+                    self.edits(ff).replace(t.extent.start.offset, t.extent.end.offset,
+                                           "__attribute__((noinline))")
 
     def run(self):
+        self.keywords()
         for c in self.tu.cursor.get_children():
             if self.user_file(c.location.file):
                 self.walk(c)
@@ -390,6 +412,33 @@ class Rewriter:
                                                         self.namespace_shared[ref.get_usr()])
         for ch in c.get_children():
             self.walk_uses(ch)
+
+
+# CCCL on the host without the toolkit's extended floating types (their headers are PTX)
+CCCL_HOST = ("#ifndef CCCL_DISABLE_FP16_SUPPORT\n#define CCCL_DISABLE_FP16_SUPPORT 1\n#endif\n"
+             "#ifndef CCCL_DISABLE_FLOAT128_SUPPORT\n#define CCCL_DISABLE_FLOAT128_SUPPORT 1\n"
+             "#endif\n")
+CCCL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]((?:cuda|cub|thrust|nv)/[^>\"]+)[>\"]", re.M)
+
+
+def cccl_prelude(src, out):
+    """CCCL's headers that the file includes, included first in the parse as a host compiler
+    includes them (no __CUDA_ARCH__, no __CUDA__), as model/cucc's compile includes them: their
+    device paths are PTX, which the model does not run. Later includes of them are no-ops."""
+    names = CCCL_INCLUDE.findall(open(src, encoding="utf-8", errors="replace").read())
+    if not names:
+        return []
+    macros = ["__CUDA_ARCH__", "__CUDA__", "__CUDACC__", "__NVCC__", "CUDA_VERSION",
+              "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__"]
+    text = "#pragma clang force_cuda_host_device begin\n" + CCCL_HOST
+    text += "".join(f"#pragma push_macro(\"{m}\")\n#undef {m}\n" for m in macros)
+    text += "".join(f"#include <{n}>\n" for n in dict.fromkeys(names))
+    text += "".join(f"#pragma pop_macro(\"{m}\")\n" for m in reversed(macros))
+    text += "#pragma clang force_cuda_host_device end\n"
+    path = os.path.join(out, "cccl_prelude.h")
+    with open(path, "w") as f:
+        f.write(text)
+    return ["-include", path]
 
 
 def foreign_headers(tu, src_dir, cccl):
@@ -437,10 +486,12 @@ def main(argv):
         return 2
     src_dir = os.path.dirname(os.path.realpath(src))
     cccl = cccl_include()
+    os.makedirs(out, exist_ok=True)
     clang_args = (["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc",
-                   "-nocudalib", "-Wno-unknown-cuda-version", "-w", "-std=c++20", "-I", HERE,
-                   "-iquote", src_dir, "-include", "cuda_runtime.h"] + resource_args() +
-                  (["-isystem", cccl] if cccl else []) + args)
+                   "-nocudalib", "-Wno-unknown-cuda-version", "-w", "-ferror-limit=0",
+                   "-std=c++20", "-I", HERE, "-iquote", src_dir, "-include", "cuda_runtime.h"] +
+                  cccl_prelude(src, out) + resource_args() + (["-isystem", cccl] if cccl else []) +
+                  args)
     index = ci.Index.create()
     try:
         tu = index.parse(src, args=clang_args,
@@ -451,6 +502,14 @@ def main(argv):
     messages, plain = foreign_headers(tu, src_dir, cccl), []
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Error:
+            continue
+        # the parse makes the libraries' functions __host__ __device__, which clang reports in
+        # their headers (a redeclaration, in the parse only): the file's own code and the model's
+        # headers are what count
+        f = d.location.file
+        real = os.path.realpath(f.name) if f else ""
+        if f and not (real.startswith(src_dir + os.sep) or real.startswith(HERE + os.sep) or
+                      real == os.path.realpath(src)):
             continue
         t = translate(d)
         if t is not None:
@@ -491,6 +550,10 @@ def main(argv):
     text = r.files[main_real].apply() if main_real in r.files else open(src, "rb").read()
     with open(os.path.join(out, os.path.basename(src)), "wb") as f:
         f.write(f"#line 1 \"{src}\"\n".encode() + text)
+    if cccl and any(i.include and os.path.realpath(i.include.name).startswith(
+            os.path.realpath(cccl) + os.sep) for i in tu.get_includes()):
+        with open(os.path.join(out, "cccl"), "w") as f:
+            f.write(cccl)  # model/cucc compiles with CCCL's headers on the path
     return 0
 
 

@@ -43,18 +43,36 @@ model_parses() {
     python3 -c 'import clang.cindex as c; c.Index.create()' >/dev/null 2>&1
 }
 
-# parser_mode: installs libclang's Python module (PyPI libclang: the library and its binding)
-# for this python3, or says what to install.
-parser_mode() {
+# has_cccl: CCCL's headers (<cuda/atomic>, <cuda/std/...>) where model/rewrite.py looks for them:
+# the CUDA toolkit's, or PyPI's nvidia-cuda-cccl.
+has_cccl() {
+    python3 -c "import sys; sys.path.insert(0, '$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/model'); import rewrite
+sys.exit(rewrite.cccl_include() is None)" >/dev/null 2>&1
+}
+
+# pip_install PACKAGE: into this python3, as the environment allows.
+pip_install() {
     local how out
-    model_parses && return 0
-    say "pip install libclang (the CPU model reads CUDA with clang's front end)"
     for how in "" --user --break-system-packages; do
-        out=$(python3 -m pip install -q --disable-pip-version-check $how libclang 2>&1) &&
-            model_parses && return 0
+        out=$(python3 -m pip install -q --disable-pip-version-check $how "$1" 2>&1) && return 0
     done
     echo "$out" >&2
-    die "python3 -m pip install libclang failed: install PyPI's libclang (or Debian's python3-clang) for $(command -v python3)"
+    return 1
+}
+
+# parser_mode: installs libclang's Python module (PyPI libclang: the library and its binding)
+# for this python3 and, without the CUDA toolkit, CCCL's headers (PyPI nvidia-cuda-cccl), or says
+# what to install.
+parser_mode() {
+    if ! model_parses; then
+        say "pip install libclang (the CPU model reads CUDA with clang's front end)"
+        pip_install libclang && model_parses ||
+            die "python3 -m pip install libclang failed: install PyPI's libclang (or Debian's python3-clang) for $(command -v python3)"
+    fi
+    if ! has_cccl; then
+        say "pip install nvidia-cuda-cccl (CCCL's headers: <cuda/atomic>, <cuda/std/...>)"
+        pip_install nvidia-cuda-cccl || say "nvidia-cuda-cccl could not be installed: a file that includes <cuda/...> will not build on the model"
+    fi
 }
 
 # model_mode: installs g++ and Boost.Context as root with apt, or says what to install; then
