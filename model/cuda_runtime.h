@@ -404,15 +404,20 @@ template <class F> struct Launch {
             Launch launch;
             Args args;
             Grid(const Launch &l, Args a) : launch(l), args(std::move(a)) {}
+            struct Params { /* on the host's stack while the grid runs: a GPU's parameter space */
+                Launch launch;
+                Args args;
+            };
             static void thread(void *p)
             {
-                Grid *g = static_cast<Grid *>(p);
-                Args copy = g->args;
-                std::apply(g->launch.call, copy);
+                Params *params = static_cast<Params *>(p);
+                Args copy = params->args;
+                std::apply(params->launch.call, copy);
             }
             void run() override
             {
-                run_grid(&thread, this, launch.grid, launch.block, launch.dynamic_shared,
+                Params params{launch, args};
+                run_grid(&thread, &params, launch.grid, launch.block, launch.dynamic_shared,
                          launch.name, launch.where);
             }
         };
@@ -436,7 +441,7 @@ Launch<F> launch(F call, const char *name, dim3 grid, dim3 block, size_t dynamic
 void kernel_first_entry(const void *kernel, int max_threads, int min_blocks);
 inline void kernel_entry(const void *kernel, int max_threads = 0, int min_blocks = 0)
 {
-    if (!kernel_checked)
+    if (!__atomic_load_n(&kernel_checked, __ATOMIC_RELAXED)) /* (an atomic: no counter sees it) */
         kernel_first_entry(kernel, max_threads, min_blocks);
 }
 
@@ -450,9 +455,9 @@ template <class T>
 T &shared_var(T *&holder, const char *name,
               cudamodel::Here where = cudamodel::Here::current())
 {
-    if (holder == nullptr)
+    if (__atomic_load_n(&holder, __ATOMIC_RELAXED) == nullptr) /* the model's, not the kernel's */
         shared_allocate(reinterpret_cast<void **>(&holder), sizeof(T), alignof(T), name, where);
-    return *holder;
+    return *__atomic_load_n(&holder, __ATOMIC_RELAXED);
 }
 /* `extern __shared__ T name[]`: the launch's dynamic shared memory, sized by its third
  * parameter; every extern __shared__ array starts there. */
@@ -460,7 +465,7 @@ extern CUDA_MODEL_VAR char *dynamic_shared_base;
 template <class T> T &dynamic_shared(T *&holder)
 {
     (void)holder; /* only its type: T[] */
-    return *reinterpret_cast<T *>(dynamic_shared_base);
+    return *reinterpret_cast<T *>(__atomic_load_n(&dynamic_shared_base, __ATOMIC_RELAXED));
 }
 
 /* ---- barriers and warp-synchronous intrinsics (model.cc) ----------------------------------- */
@@ -924,13 +929,13 @@ template <class T, class F> T atomic_update(T *address, F fn, Scope scope)
         next = fn(old);
     while (!__atomic_compare_exchange(address, &old, &next, false, __ATOMIC_RELAXED,
                                       __ATOMIC_RELAXED));
-    if (tsan_on)
+    if (__atomic_load_n(&tsan_on, __ATOMIC_RELAXED)) /* the model's flag: no counter sees it */
         atomic_sync(address, scope);
     return old;
 }
 template <class T> T atomic_done(T old, const void *address, Scope scope)
 {
-    if (tsan_on)
+    if (__atomic_load_n(&tsan_on, __ATOMIC_RELAXED)) /* the model's flag: no counter sees it */
         atomic_sync(address, scope);
     return old;
 }

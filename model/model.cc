@@ -879,8 +879,10 @@ struct Grid {
     unsigned int threads;       /* per block */
     std::vector<Lane> lanes;    /* the block's threads */
     std::vector<Warp> warps;
-    std::vector<Lane *> queue; /* ready to run, in the order they run */
-    size_t head;               /* queue[head] runs next */
+    /* ready to run, in the order they run: a ring of one slot a thread (a thread is queued once
+     * at most), never grown while a CUDA thread runs (ThreadSanitizer would see the move) */
+    std::vector<Lane *> queue;
+    size_t head, queued; /* queue[head] runs next; `queued` are waiting */
     std::vector<Lane *> batch; /* lanes made ready together */
     unsigned int at_barrier;
     uint64_t rng;
@@ -937,7 +939,7 @@ void make_ready(Grid &g)
             first[i]->state = State::ready;
             ++g.warps[first[i]->t / WARP].running;
         }
-        g.queue.push_back(first[i]);
+        g.queue[(g.head + g.queued++) % g.queue.size()] = first[i];
     }
     g.batch.clear();
 }
@@ -958,7 +960,12 @@ std::string lane_text(const Lane &l)
 Lane *next()
 {
     Grid &g = *grid;
-    return g.head < g.queue.size() ? g.queue[g.head++] : &host;
+    if (g.queued == 0)
+        return &host;
+    Lane *l = g.queue[g.head];
+    g.head = (g.head + 1) % g.queue.size();
+    --g.queued;
+    return l;
 }
 
 /* Whoever resumed passes itself as the jump's data: its context is where it goes on later (a
@@ -1063,6 +1070,10 @@ void start_shared(size_t dynamic)
     static_end = static_start;
     static_bytes = 0;
     dynamic_shared_base = arena;
+    /* room enough that no push_back moves them while a CUDA thread runs: a move is a memmove,
+     * which ThreadSanitizer sees as the running thread's access to what another thread wrote */
+    shared_vars.reserve(1024);
+    shared_holders.reserve(1024);
     if (dynamic)
         open_shared(0, round_up(dynamic, 8));
 }
@@ -1210,15 +1221,17 @@ void kernel_first_entry(const void *kernel, int max_threads, int min_blocks)
     std::string launch = std::string(g.kernel) + " was launched at " + where_text(g.where) +
                          " with " + std::to_string(g.threads) + " threads a block";
     std::string why;
-    cudaError_t error = cudaErrorLaunchOutOfResources;
+    /* the errors an H200 returns (tests/corpus/: launch_bounds_exceeded, registers_many_...) */
+    cudaError_t error = cudaErrorInvalidValue;
     if (max_threads > 0 && g.threads > (unsigned)max_threads)
         why = launch + ", more than its __launch_bounds__(" + std::to_string(max_threads) + ")";
-    else if (k.registers > 0 && registers_of_block(k.registers, g.threads) > REGS_PER_BLOCK)
+    else if (k.registers > 0 && registers_of_block(k.registers, g.threads) > REGS_PER_BLOCK) {
+        error = cudaErrorLaunchOutOfResources;
         why = launch + ", at " + std::to_string(k.registers) + " registers a thread (ptxas): " +
               std::to_string(registers_of_block(k.registers, g.threads)) +
               " registers, more than the 65536 a block may have";
+    }
     else if (dynamic_bytes > (size_t)std::max(SHARED_PER_BLOCK, k.max_dynamic_shared)) {
-        error = cudaErrorInvalidValue;
         why = std::string(g.kernel) + " was launched at " + where_text(g.where) + " with " +
               std::to_string(dynamic_bytes) + " bytes of dynamic shared memory, more than the " +
               std::to_string(std::max(SHARED_PER_BLOCK, k.max_dynamic_shared)) +
@@ -1272,8 +1285,7 @@ void run_block(Grid &g, uint64_t b)
     if (__tsan_acquire)
         g.sync = (char *)malloc(1 + g.warps.size()); /* freed: ThreadSanitizer forgets its clocks */
     fresh_shared(g);
-    g.queue.clear();
-    g.head = 0;
+    g.head = g.queued = 0;
     g.at_barrier = 0;
     for (Warp &w : g.warps)
         w = Warp{};
@@ -1403,7 +1415,7 @@ void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
                  t / block_size.x / block_size.y};
         l.stack_bytes = stack_bytes();
     }
-    g.queue.reserve(4 * threads);
+    g.queue.resize(threads);
     g.batch.reserve(threads);
     g.rng = seed() * 0x100000001b3ull + ++launches;
     grid = &g;

@@ -234,7 +234,10 @@ class Rewriter:
 
     # -- __shared__ variables
     def shared(self, c, decl_stmt):
-        toks = self.tokens(c)
+        # `__shared__ int a, b;`: b's own extent starts at b; the statement's has the specifiers
+        toks = self.tokens(decl_stmt) if decl_stmt is not None else self.tokens(c)
+        if not any(t.spelling == "__shared__" for t in toks) and decl_stmt is None:
+            toks = self.declaration_tokens(c)
         shared_tok = [t for t in toks if t.spelling == "__shared__"]
         if not shared_tok or not self.user_file(shared_tok[0].location.file):
             self.errors.append(f"{self.where(c)}: the CPU model does not run a __shared__ "
@@ -243,6 +246,9 @@ class Rewriter:
             return
         name_tok = [t for t in toks if t.spelling == c.spelling and
                     t.location.offset == c.location.offset]
+        first = [t for t in toks if t.location.offset <= c.location.offset]
+        # the specifiers: the tokens before the first declarator of the statement
+        spec_end = next((t.location.offset for t in first if t.spelling in (",",)), None)
         if not name_tok:
             self.errors.append(f"{self.where(c)}: the CPU model cannot find the name of the "
                                f"__shared__ variable {c.spelling}: run this file on a GPU.")
@@ -250,7 +256,8 @@ class Rewriter:
         e = self.edits(c.location.file)
         dynamic = c.type.kind == ci.TypeKind.INCOMPLETEARRAY
         holder = f"cuda_model_shared_{c.location.line}_{c.spelling}"
-        before = [t for t in toks if t.location.offset < name_tok[0].location.offset]
+        before = [t for t in toks if t.location.offset < name_tok[0].location.offset and
+                  (spec_end is None or t.location.offset < spec_end)]
         has_static = any(t.spelling == "static" for t in before)
         for t in before:
             if t.spelling == "extern":
@@ -265,6 +272,18 @@ class Rewriter:
             e.insert(decl_stmt.extent.end.offset, f" auto &{c.spelling} = {use};")
         else:
             self.namespace_shared[c.get_usr()] = use
+
+    def declaration_tokens(self, c):
+        """The tokens of the namespace-scope declaration that declares c, from the end of the
+        one before it (a later declarator's own extent starts at its name)."""
+        f = c.location.file
+        data = open(f.name, "rb").read()
+        start = max(data.rfind(b";", 0, c.location.offset), data.rfind(b"}", 0, c.location.offset),
+                    data.rfind(b"{", 0, c.location.offset)) + 1
+        rng = ci.SourceRange.from_locations(ci.SourceLocation.from_offset(self.tu, f, start),
+                                            ci.SourceLocation.from_offset(self.tu, f,
+                                                                          c.extent.end.offset))
+        return list(self.tu.get_tokens(extent=rng))
 
     # -- kernels
     def kernel(self, c, body):

@@ -6,7 +6,7 @@
  * GPU: launch
  * Source: a kernel tuned for one block size, then run with the harness's others
  * Why: __launch_bounds__(128) promises ptxas at most 128 threads a block: a launch with 256
- *      is refused (too many resources requested for launch), and its sum never written
+ *      is refused (an H200: cudaErrorInvalidValue), and its sum never written
  */
 #include "check.h"
 #include "reduce.h"
