@@ -138,8 +138,8 @@ test: deps ## build and run the Criterion tests, report per stage (STEP="04 05":
 	@$(foreach p,$(PROGRAM_SHORT),$(if $(WHY.$(p)),echo "make test: $(p) left out: $(WHY.$(p))";))
 	@MAKE='$(MAKE)' bash tests/run.sh $(BUILD) $(TEST_PROGS)
 
-deps: ## install Criterion (as root, from Debian packages; and on the CPU model g++ and Boost.Context); VENDOR=1: copy Criterion into third_party/ for a machine without network
-	@bash tests/deps.sh $(if $(filter cpu,$(MODEL)),--model) $(if $(VENDOR),--vendor)
+deps: ## install Criterion (as root, from Debian packages; and on the CPU model g++, Boost.Context and libclang); WITH_NVCC=1: nvcc from PyPI too (the model's register check); VENDOR=1: copy Criterion into third_party/ for a machine without network
+	@bash tests/deps.sh $(if $(filter cpu,$(MODEL)),--model) $(if $(WITH_NVCC),--nvcc) $(if $(VENDOR),--vendor)
 
 diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04); STEP=NNa: the first of two
 	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT))) (NNa: the first change of a stage whose lesson is two)" >&2; exit 2; }
@@ -254,7 +254,8 @@ autograder: ## Gradescope's autograder of stage STEP=NN: build/autograder/stepNN
 
 mutants: ## on a GPU: the known submissions (stepNN_name/mutants/, each stage's predecessor and own file, tests/class/) graded as one class, each for its known fate; on the CPU model: the model must catch each mutant (model/mutants.sh)
 	@if [ "$(MODEL)" = cpu ]; then \
-	  $(MAKE) --no-print-directory deps && bash model/mutants.sh $(BUILD) $(MUTANTS); \
+	  $(MAKE) --no-print-directory deps $(addprefix $(BUILD)/,$(GPU_SHORT)) \
+	    $(addprefix $(BUILD)/thread/,$(GPU_SHORT)) && $(CORPUS_ENV) bash model/mutants.sh $(BUILD) $(MUTANTS); \
 	else \
 	  $(call have_gpu,mutants,they are graded on a CUDA GPU); \
 	  $(MAKE) --no-print-directory deps && \
@@ -265,6 +266,10 @@ mutants: ## on a GPU: the known submissions (stepNN_name/mutants/, each stage's 
 # comment): on the CPU model its AddressSanitizer and ThreadSanitizer builds at several sizes and
 # schedules, on a GPU nvcc, the sums and compute-sanitizer (tests/corpus.py). FILES=name...: those.
 CORPUS_FLOAT := $(shell grep -l '^ \* Type: float' tests/corpus/*.cu 2>/dev/null)
+# How tests/corpus.py builds a file as a stage: the compiler, its flags, the harness's objects.
+CORPUS_ENV = CORPUS_NVCC='$(if $(filter cpu,$(MODEL)),bash model/cucc,$(NVCC))' \
+  CORPUS_FLAGS='$(filter-out -DREDUCE_FLOAT,$(NVCCFLAGS))' CORPUS_ARCH='-arch=$(ARCH)' \
+  CORPUS_HARNESS='$(notdir $(filter-out $(OBJ)/counters.o,$(GPU_HARNESS)))'
 corpus: ## tests/corpus/: right files must sum right, wrong ones be caught for their reason (the CPU model; on a GPU machine, the GPU): BUILD/corpus/corpus.md
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(GPU_SHORT)) \
@@ -272,10 +277,8 @@ corpus: ## tests/corpus/: right files must sum right, wrong ones be caught for t
 	@$(if $(CORPUS_FLOAT),$(MAKE) --no-print-directory TYPE=float BUILD=$(BUILD)/float \
 	  $(addprefix $(BUILD)/float/,$(GPU_SHORT)) \
 	  $(if $(filter cpu,$(MODEL)),$(addprefix $(BUILD)/float/thread/,$(GPU_SHORT))))
-	@CORPUS_NVCC='$(if $(filter cpu,$(MODEL)),bash model/cucc,$(NVCC))' \
-	  CORPUS_FLAGS='$(filter-out -DREDUCE_FLOAT,$(NVCCFLAGS))' CORPUS_ARCH='-arch=$(ARCH)' \
-	  CORPUS_HARNESS='$(notdir $(filter-out $(OBJ)/counters.o,$(GPU_HARNESS)))' \
-	  python3 tests/corpus.py $(if $(filter cpu,$(MODEL)),model,gpu) $(patsubst %/float,%,$(BUILD)) $(FILES)
+	@$(CORPUS_ENV) python3 tests/corpus.py $(if $(filter cpu,$(MODEL)),model,gpu) \
+	  $(patsubst %/float,%,$(BUILD)) $(FILES)
 
 accuracy: ## float32: each stage's sum against a double reference, spread over 20 runs (Markdown; GPU)
 	@$(MAKE) --no-print-directory TYPE=float accuracy-tables

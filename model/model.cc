@@ -30,6 +30,7 @@
 #include "cuda_runtime.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -881,8 +882,8 @@ struct Grid {
     std::vector<Warp> warps;
     /* ready to run, in the order they run: a ring of one slot a thread (a thread is queued once
      * at most), never grown while a CUDA thread runs (ThreadSanitizer would see the move) */
-    std::vector<Lane *> queue;
-    size_t head, queued; /* queue[head] runs next; `queued` are waiting */
+    std::vector<Lane *> queue; /* a power of two long */
+    size_t head, queued;       /* queue[head] runs next; `queued` are waiting */
     std::vector<Lane *> batch; /* lanes made ready together */
     unsigned int at_barrier;
     uint64_t rng;
@@ -917,12 +918,12 @@ uint64_t seed()
 void check_activemask(Grid &g, unsigned w);
 
 /* A lane leaves the ready state (it waits or has finished). */
-void stop_running(Grid &g, Lane *l, State s)
+inline __attribute__((always_inline)) void stop_running(Grid &g, Lane *l, State s)
 {
     l->state = s;
     Warp &w = g.warps[l->t / WARP];
     --w.running;
-    if (w.active)
+    if (__builtin_expect(w.active != 0, 0))
         check_activemask(g, l->t / WARP);
 }
 
@@ -939,7 +940,7 @@ void make_ready(Grid &g)
             first[i]->state = State::ready;
             ++g.warps[first[i]->t / WARP].running;
         }
-        g.queue[(g.head + g.queued++) % g.queue.size()] = first[i];
+        g.queue[(g.head + g.queued++) & (g.queue.size() - 1)] = first[i];
     }
     g.batch.clear();
 }
@@ -957,13 +958,13 @@ std::string lane_text(const Lane &l)
 }
 
 /* The lane (or the host) that runs next: the queue's next lane, or the host when it is empty. */
-Lane *next()
+inline __attribute__((always_inline)) Lane *next()
 {
     Grid &g = *grid;
     if (g.queued == 0)
         return &host;
     Lane *l = g.queue[g.head];
-    g.head = (g.head + 1) % g.queue.size();
+    g.head = (g.head + 1) & (g.queue.size() - 1);
     --g.queued;
     return l;
 }
@@ -1415,7 +1416,7 @@ void run_grid(void (*entry)(void *), void *arg, dim3 grid_size, dim3 block_size,
                  t / block_size.x / block_size.y};
         l.stack_bytes = stack_bytes();
     }
-    g.queue.resize(threads);
+    g.queue.resize(std::bit_ceil(threads));
     g.batch.reserve(threads);
     g.rng = seed() * 0x100000001b3ull + ++launches;
     grid = &g;
@@ -1504,14 +1505,14 @@ int syncthreads(BarrierOp op, int predicate, Here where)
             if (!same_place(l.where, where) || l.barrier_op != op)
                 deadlock(); /* two barriers: the message lists who waits where */
             count += (int)l.value;
-        }
-        int result = op == BarrierOp::count ? count
-                     : op == BarrierOp::all ? count == (int)g.threads
-                     : op == BarrierOp::any ? count > 0
-                                            : 0;
-        for (Lane &l : g.lanes) {
-            l.result = (uint64_t)result;
             g.batch.push_back(&l);
+        }
+        if (op != BarrierOp::plain) {
+            int result = op == BarrierOp::count ? count
+                         : op == BarrierOp::all ? count == (int)g.threads
+                                                : count > 0;
+            for (Lane &l : g.lanes)
+                l.result = (uint64_t)result;
         }
         g.at_barrier = 0;
         make_ready(g);

@@ -65,15 +65,17 @@ for patch in "${patches[@]}"; do
     bash "$root/tools/bench/variant.sh" "$patch" "$src" || { status=1; continue; }
     caught=() log=$dir/runs.log
     : >"$log"
-    if ! make -s --no-print-directory -C "$root" MODEL=cpu GRADE_STEP="$short" GRADE_SRC="$src" \
-        BUILD="$dir" "$dir/$short" "$dir/thread/$short" >>"$log" 2>&1; then
+    # built as its stage and linked with BUILD's harness (the Makefile built it), twice
+    if ! python3 "$root/tests/corpus.py" build "$build" "${short#step}" address "$src" "$dir" \
+        >>"$log" 2>&1 || ! python3 "$root/tests/corpus.py" build "$build" "${short#step}" thread \
+        "$src" "$dir/thread" >>"$log" 2>&1; then
         caught+=(build)
     else
-        python3 "$root/tests/exploits.py" symbols "$dir/obj/stage_$short.o" >>"$log" 2>&1
+        python3 "$root/tests/exploits.py" symbols "$dir/stage.o" >>"$log" 2>&1
         case $? in
         1) caught+=(symbols) ;;
         0) ;;
-        *) echo "model/mutants.sh: tests/exploits.py could not read $dir/obj/stage_$short.o" >&2
+        *) echo "model/mutants.sh: tests/exploits.py could not read $dir/stage.o" >&2
             status=1 ;;
         esac
         info=$("$dir/$short" --stage-info)

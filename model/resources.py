@@ -6,8 +6,8 @@ the CPU model, which then refuses a launch a GPU refuses for its registers (mode
 prints C++ to append to the rewritten FILE.cu: one call of cuda_model_kernel_registers(kernel,
 registers) for each kernel ptxas compiled. nvcc (on PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)
 compiles the file for sm_90 (-cubin -Xptxas -v); the answer is kept in ~/.cache/cucc by the file's
-and the options' hash. Without nvcc, prints nothing and says once, on stderr, that registers are
-not checked. Exit status 1 when nvcc refuses the file (its message on stderr: a GPU's build would
+and the options' hash. PyPI's nvidia-cuda-nvcc counts as nvcc (make deps WITH_NVCC=1 installs
+it). Without nvcc, prints nothing and says, on stderr, that registers are not checked. Exit status 1 when nvcc refuses the file (its message on stderr: a GPU's build would
 fail the same way), else 0.
 """
 import hashlib
@@ -25,7 +25,18 @@ def find_nvcc():
     for d in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if d and os.access(os.path.join(d, "bin", "nvcc"), os.X_OK):
             return os.path.join(d, "bin", "nvcc")
-    return shutil.which("nvcc")
+    if shutil.which("nvcc"):
+        return shutil.which("nvcc")
+    try:  # PyPI's nvidia-cuda-nvcc (make deps WITH_NVCC=1)
+        import nvidia
+        for base in nvidia.__path__:
+            for sub in ("cu13", "cu12"):
+                nvcc = os.path.join(base, sub, "bin", "nvcc")
+                if os.access(nvcc, os.X_OK):
+                    return nvcc
+    except ImportError:
+        pass
+    return None
 
 
 def split_signature(demangled):
@@ -53,11 +64,14 @@ def split_signature(demangled):
 
 
 def main(argv):
+    if argv[:1] == ["--find"]:  # tests/deps.sh: where nvcc is, or nothing
+        print(find_nvcc() or "")
+        return 0 if find_nvcc() else 1
     src, flags = argv[0], [a for a in argv[1:] if a.startswith(("-I", "-D", "-U", "-std="))]
     nvcc = find_nvcc()
     if nvcc is None:
         print("cucc: no nvcc here, so the kernels' registers are not checked (a launch a GPU "
-              "refuses for them runs on the model); make deps NVCC=1 installs nvcc.",
+              "refuses for them runs on the model); make deps WITH_NVCC=1 installs nvcc from PyPI.",
               file=sys.stderr)
         return 0
     text = open(src, "rb").read()

@@ -178,9 +178,22 @@ vendor_mode() {
     say "  $(cd "$DEST/lib" && echo *)"
 }
 
+# nvcc_mode: nvcc from PyPI (nvidia-cuda-nvcc and what it runs, one CUDA release), for the CPU
+# model's register check (model/resources.py) on a machine without the CUDA toolkit.
+NVCC_WHEELS="nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-cuda-runtime==13.0.96"
+nvcc_mode() {
+    local found
+    found=$(python3 "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/model/resources.py" --find 2>/dev/null) &&
+        [ -n "$found" ] && { say "nvcc is here ($found): the model checks registers"; return 0; }
+    say "pip install $NVCC_WHEELS (nvcc for the model's register check, about 300 MB)"
+    local pkg
+    for pkg in $NVCC_WHEELS; do pip_install "$pkg" || die "pip install $pkg failed"; done
+}
+
 model=0
 [ "${1:-}" = --model ] && model=1 && shift
 [ "$model" -eq 0 ] || model_mode
+[ "${1:-}" = --nvcc ] && shift && nvcc_mode
 # vendor_model: Boost.Context's static library into third_party/boost_context/, for the CPU model
 # (model/cucc links it from there) on a machine without network that has g++ but not Boost.
 vendor_model() {

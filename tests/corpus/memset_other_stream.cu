@@ -3,11 +3,12 @@
  * Type: int
  * Verdict: wrong
  * Model: sum
- * GPU: tests
+ * GPU: latent
  * Source: CUDA Programming Guide, "Streams" (work in different streams may run in any order;
  *         cudaEventRecord and cudaStreamWaitEvent order it)
- * Why: nothing orders the memset before the kernel: if it runs late it wipes the blocks' sums;
- *      on an H200 the first sum was right and a repeat's was not (tests/corpus.py gpu, n = 100003)
+ * Why: nothing orders the memset before the kernel: if it runs late it wipes the blocks' sums.
+ *      On an H200 one run of make corpus saw a repeat's sum differ, the next saw nothing: no
+ *      tool of a GPU checks the order of two streams
  */
 #include "check.h"
 #include "reduce.h"

@@ -9,6 +9,7 @@
  * Why: the 128 accumulators live across the loop: ptxas -v says 161 registers a thread; a
  *      multiprocessor has 65536, so a block of 512 or 1024 threads is refused at the launch
  *      ("too many resources requested for launch"); 256 and below launch
+ * Needs: nvcc
  */
 #include "check.h"
 #include "reduce.h"
