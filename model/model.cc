@@ -73,6 +73,7 @@ __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, 
 __attribute__((weak)) void __asan_poison_memory_region(void const volatile *addr, size_t size);
 __attribute__((weak)) void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void));
+__attribute__((weak)) void __sanitizer_print_stack_trace(void);
 }
 static const unsigned NO_SYNC = 1; /* __tsan_switch_to_fiber_no_sync */
 using cudamodel::Here;
@@ -284,6 +285,8 @@ void on_segv(int sig, siginfo_t *info, void *context)
                  (ssize_t)off, a->second.bytes);
         ssize_t w = write(2, msg, strlen(msg));
         (void)w;
+        if (__sanitizer_print_stack_trace)
+            __sanitizer_print_stack_trace(); /* the host code's line, symbolized */
         _exit(3);
     }
     if (previous_segv.sa_flags & SA_SIGINFO && previous_segv.sa_sigaction)

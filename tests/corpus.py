@@ -112,7 +112,7 @@ def race_sizes(info):
         return [(2047, 1024), (33, 32)]
     fixed = re.search(r"fixed_block=(\d+)", info)
     b = int(fixed.group(1)) if fixed and fixed.group(1) != "0" else None
-    return [(65539, b or 256), (1000, b or 32)]
+    return [(16387, b or 256), (1000, b or 32)]  # 64 and 32 blocks: races between blocks too
 
 
 # ---- what a run's output says --------------------------------------------------------------------

@@ -50,10 +50,12 @@ has_cccl() {
 sys.exit(rewrite.cccl_include() is None)" >/dev/null 2>&1
 }
 
-# pip_install PACKAGE: into this python3, as the environment allows.
+# pip_install PACKAGE: into this python3, as the environment allows; as root, for every user
+# (sudo bash tests/deps.sh --model in the Classroom workflow, then make grade as the runner).
 pip_install() {
-    local how out
-    for how in "" --user --break-system-packages; do
+    local how out order=("" --user --break-system-packages)
+    [ "$(id -u)" -ne 0 ] || order=("" --break-system-packages --user)
+    for how in "${order[@]}"; do
         out=$(python3 -m pip install -q --disable-pip-version-check $how "$1" 2>&1) && return 0
     done
     echo "$out" >&2

@@ -1140,8 +1140,9 @@ def fingerprint(stages):
     h = hashlib.sha256(("%s %s %s" % (TYPE, MODEL, CONFIG.digest)).encode())
     files = sorted(
         f for p in ("tests/*.py", "tests/*.c", "tests/*.h", "tests/*.sh", "common/*",
-                    "model/*", "Makefile", "step*/stage.ini") for f in glob.glob(
-                        os.path.join(ROOT, p)))
+                    "model/**", "Makefile", "step*/stage.ini") for f in glob.glob(
+                        os.path.join(ROOT, p), recursive=True)
+        if os.path.isfile(f) and "__pycache__" not in f)
     files += [f for s in stages for k in [s] + [previous(t) for t in lesson_stages(s)] +
               lesson_stages(s) for f in [source_of(k)] if f] + ([TABLE] if TABLE else [])
     for f in sorted(set(files)):

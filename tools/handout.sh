@@ -284,8 +284,9 @@ For each stage, in order:
 1. Read `stepNN_name/README.md`, the lesson, then the comment on top of `stepNN_name/reduce.cu`.
 2. Write the stage where its TODO comments are, and delete each TODO comment once it is done.
 3. `make stepNN && build/stepNN` builds and runs it: `result=ok` is the right sum. Without an
-   NVIDIA GPU (or with `MODEL=cpu`), it runs on the CPU model of a GPU (`model/`, g++ alone, no CUDA
-   toolkit): the same sum, and no time (the line says `device="CPU model of an NVIDIA H200"`).
+   NVIDIA GPU (or with `MODEL=cpu`), it runs on the CPU model of a GPU (`model/`: g++ and PyPI's
+   libclang, no CUDA toolkit): the same sum, and no time (the line says `device="CPU model of an
+   NVIDIA H200"`).
 4. `make test STEP=NN` runs the stage's tests. The stage counts as failed while a
    `TODO (stage NN)` comment is left in it. On the CPU model the tests also run your kernel under
    AddressSanitizer (a read or write out of bounds) and ThreadSanitizer (a data race, in three
