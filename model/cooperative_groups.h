@@ -38,6 +38,11 @@ inline unsigned long long block_rank()
 {
     return threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
+/* __any_sync or __all_sync over a group's lanes (mask). */
+inline int vote(cudamodel::WarpOp op, unsigned int mask, int predicate, cudamodel::Here where)
+{
+    return (int)cudamodel::warp_sync(op, mask, predicate != 0, 0, 32, where);
+}
 /* The lanes this thread's warp has: all 32 but in a block's last, partial warp. */
 inline unsigned int warp_lanes()
 {
@@ -177,13 +182,11 @@ template <unsigned int N, class Parent = void> class thread_block_tile
     }
     int any(int predicate, CUDA_MODEL_HERE) const
     {
-        return (int)cudamodel::warp_sync(cudamodel::WarpOp::any, mask_, predicate != 0, 0, 32,
-                                         where);
+        return details::vote(cudamodel::WarpOp::any, mask_, predicate, where);
     }
     int all(int predicate, CUDA_MODEL_HERE) const
     {
-        return (int)cudamodel::warp_sync(cudamodel::WarpOp::all, mask_, predicate != 0, 0, 32,
-                                         where);
+        return details::vote(cudamodel::WarpOp::all, mask_, predicate, where);
     }
     template <class T> unsigned int match_any(T value, CUDA_MODEL_HERE) const
     {
@@ -277,13 +280,11 @@ class coalesced_group
     }
     int any(int predicate, CUDA_MODEL_HERE) const
     {
-        return (int)cudamodel::warp_sync(cudamodel::WarpOp::any, mask_, predicate != 0, 0, 32,
-                                         where);
+        return details::vote(cudamodel::WarpOp::any, mask_, predicate, where);
     }
     int all(int predicate, CUDA_MODEL_HERE) const
     {
-        return (int)cudamodel::warp_sync(cudamodel::WarpOp::all, mask_, predicate != 0, 0, 32,
-                                         where);
+        return details::vote(cudamodel::WarpOp::all, mask_, predicate, where);
     }
     operator thread_group() const
     {

@@ -891,19 +891,21 @@ inline void __threadfence_system()
 {
     cudamodel::threadfence(cudamodel::scope_system);
 }
-/* Loads and stores through one cache path or another (ldg, ldcg, ...): on a CPU, plain ones. */
-#define CUDA_MODEL_LOAD(name)                                                                      \
-    template <class T> T name(const T *p)                                                          \
-    {                                                                                              \
-        return *p;                                                                                 \
-    }
-CUDA_MODEL_LOAD(__ldg)
-CUDA_MODEL_LOAD(__ldcg)
-CUDA_MODEL_LOAD(__ldca)
-CUDA_MODEL_LOAD(__ldcs)
-CUDA_MODEL_LOAD(__ldlu)
-CUDA_MODEL_LOAD(__ldcv)
-#undef CUDA_MODEL_LOAD
+/* Loads and stores through one cache path or another (ldg, ldcg, ...): on a CPU, plain ones. The
+ * loads are macros, so that the load is the caller's line's (a sanitizer's report names it). */
+namespace cudamodel
+{
+template <class T> T loaded(T value)
+{
+    return value;
+}
+} // namespace cudamodel
+#define __ldg(p) ::cudamodel::loaded(*(p))
+#define __ldcg(p) ::cudamodel::loaded(*(p))
+#define __ldca(p) ::cudamodel::loaded(*(p))
+#define __ldcs(p) ::cudamodel::loaded(*(p))
+#define __ldlu(p) ::cudamodel::loaded(*(p))
+#define __ldcv(p) ::cudamodel::loaded(*(p))
 #define CUDA_MODEL_STORE(name)                                                                     \
     template <class T> void name(T *p, T value)                                                    \
     {                                                                                              \

@@ -74,6 +74,8 @@ __attribute__((weak)) void __asan_poison_memory_region(void const volatile *addr
 __attribute__((weak)) void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void));
 __attribute__((weak)) void __sanitizer_print_stack_trace(void);
+__attribute__((weak)) void __sanitizer_symbolize_global(void *data, const char *fmt, char *out,
+                                                        size_t out_size);
 }
 static const unsigned NO_SYNC = 1; /* __tsan_switch_to_fiber_no_sync */
 using cudamodel::Here;
@@ -210,6 +212,8 @@ struct DeviceOpen {
 
 void install_segv_handler();
 
+bool cudamodel_running(); /* a CUDA thread runs now (below) */
+
 cudaError_t allocate(void **ptr, size_t bytes, bool device)
 {
     size_t data = round_up(bytes ? bytes : 1, 256), pages = round_up(data, PAGE);
@@ -269,11 +273,26 @@ bool is_device(const void *p)
     return a && a->second.device;
 }
 
-/* SIGSEGV: the host touching device memory (or anything else, for the handler before ours). */
+std::string running_thread();
+std::string what_is(const char *p);
+
+/* SIGSEGV: the host touching device memory, a kernel past the end of an allocation (its guard
+ * page), or anything else, for the handler before ours. */
 struct sigaction previous_segv;
 void on_segv(int sig, siginfo_t *info, void *context)
 {
     auto a = allocation_of(info->si_addr);
+    if (a && device_open && cudamodel_running()) {
+        std::string msg = "CPU model: " + running_thread() + " touched " +
+                          what_is((const char *)info->si_addr) +
+                          ", outside every array it may touch (compute-sanitizer's memcheck "
+                          "reports it on a GPU): the stack below gives the source line.\n";
+        ssize_t w = write(2, msg.data(), msg.size());
+        (void)w;
+        if (__sanitizer_print_stack_trace)
+            __sanitizer_print_stack_trace();
+        _exit(3);
+    }
     if (a && a->second.device && !device_open) {
         size_t off = (size_t)((char *)info->si_addr - a->first);
         char msg[512];
@@ -1792,6 +1811,11 @@ long long clock_now()
 /* ---- what the sanitizers do on a report: one line of the model's own, and exit 3 ------------ */
 namespace
 {
+bool cudamodel_running()
+{
+    using namespace cudamodel;
+    return grid != nullptr && current != nullptr && current != &host;
+}
 
 /* The thread running now, in CUDA's words, or "the host" between launches. */
 std::string running_thread()
@@ -1840,6 +1864,11 @@ std::string what_is(const char *p)
                " bytes past the end of a cudaMalloc allocation of " +
                std::to_string(a->second.bytes) + " bytes";
     }
+    char name[256] = "";
+    if (__sanitizer_symbolize_global)
+        __sanitizer_symbolize_global((void *)p, "%g", name, sizeof name);
+    if (name[0])
+        return std::string("global memory (the __device__ variable ") + name + ")";
     return "global memory (a __device__ variable, or host memory)";
 }
 
