@@ -300,6 +300,12 @@ template <class Group> void sync(const Group &group, CUDA_MODEL_HERE)
 {
     group.sync(where);
 }
+CUDA_MODEL_UNSUPPORTED("a grid-wide sync (cooperative groups' cg::sync(grid), which needs a "
+                       "cooperative launch)")
+inline void sync(const grid_group &group, CUDA_MODEL_HERE)
+{
+    group.sync(where);
+}
 template <class Group> unsigned long long thread_rank(const Group &group)
 {
     return group.thread_rank();

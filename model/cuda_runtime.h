@@ -523,6 +523,11 @@ T shuffle(WarpOp op, unsigned int mask, T var, int arg, int width, cudamodel::He
     return from_bits<T>(warp_sync(op, mask, bits(var), arg, width, where));
 }
 float flush_subnormal(float x); /* float atomicAdd flushes subnormals to zero, as the GPU does */
+bool is_shared(uintptr_t address);                    /* in the shared-memory arena */
+inline bool in_shared(const void *p)
+{
+    return is_shared(reinterpret_cast<uintptr_t>(p));
+}
 [[noreturn]] void trap(const char *what, cudamodel::Here where);
 long long clock_now();
 
@@ -1006,11 +1011,13 @@ CUDA_MODEL_ATOMIC_UPDATE(atomicInc, unsigned int,
 CUDA_MODEL_ATOMIC_UPDATE(atomicDec, unsigned int,
                          [value](unsigned int o) { return o == 0 || o > value ? value : o - 1; })
 /* float and double add as a compare-and-swap loop on their bits: float's flushes subnormals to
- * zero, as the GPU's does. */
-CUDA_MODEL_ATOMIC_UPDATE(atomicAdd, float, [value](float o) {
+ * zero in global memory, as the GPU's (red.global.add.f32) does, not in shared memory. */
+CUDA_MODEL_ATOMIC_UPDATE(atomicAdd, float, ([value, address](float o) {
+    if (cudamodel::in_shared(address))
+        return o + value;
     return cudamodel::flush_subnormal(cudamodel::flush_subnormal(o) +
                                       cudamodel::flush_subnormal(value));
-})
+}))
 CUDA_MODEL_ATOMIC_UPDATE(atomicAdd, double, [value](double o) { return o + value; })
 CUDA_MODEL_ATOMIC_UPDATE(atomicExch, float, [value](float) { return value; })
 #undef CUDA_MODEL_ATOMIC_BUILTIN
@@ -1027,6 +1034,12 @@ CUDA_MODEL_ATOMIC_UPDATE(atomicExch, float, [value](float) { return value; })
         __atomic_compare_exchange_n(address, &compare, value, false, __ATOMIC_RELAXED,             \
                                     __ATOMIC_RELAXED);                                             \
         return cudamodel::atomic_done(compare, address, cudamodel::scope_block);                   \
+    }                                                                                              \
+    inline T atomicCAS_system(T *address, T compare, T value)                                      \
+    {                                                                                              \
+        __atomic_compare_exchange_n(address, &compare, value, false, __ATOMIC_RELAXED,             \
+                                    __ATOMIC_RELAXED);                                             \
+        return cudamodel::atomic_done(compare, address, cudamodel::scope_system);                  \
     }
 CUDA_MODEL_CAS(int)
 CUDA_MODEL_CAS(unsigned int)
