@@ -1,241 +1,104 @@
 #!/usr/bin/env python3
-"""notebook.py: runs a Jupyter notebook's code cells headless, in order, in one folder and one
-Python namespace, as Colab (IPython) would, with Python 3's standard library alone: no Jupyter,
-no IPython. It is how colab/reduction.ipynb is tested without Colab, on a GPU machine or, without
-a GPU, on the CPU model.
+"""notebook.py: runs a Jupyter notebook's code cells headless, in order, in an IPython kernel
+through nbclient (PyPI: nbclient, nbformat, ipykernel 7.3 or later), so that `!`, `%cd`, `%env`,
+`%%writefile` and `%%bash` are IPython's own, as on Colab. It is how colab/reduction.ipynb is
+tested off Colab: on a GPU machine or, without a GPU, on the CPU model.
 
     notebook.py [--skip-clone] [--cwd DIR] [--set NAME=VALUE]... NOTEBOOK.ipynb
-    notebook.py --set NAME=VALUE... --write OUT.ipynb NOTEBOOK.ipynb
+    notebook.py --set NAME=VALUE... --write OUT.ipynb NOTEBOOK.ipynb  (the standard library alone)
     notebook.py --self-test
 
-What a code cell may hold (the part of IPython that the course's notebook uses):
-  - Python, run with exec() in one namespace shared by every cell; a last line that is an
-    expression prints its value, as IPython does;
-  - `!COMMAND` lines, also indented inside a block, and `NAME = !COMMAND` (its output's lines),
-    run by bash in the current folder; `{expression}` and `$name` are Python's values in them, as
-    IPython expands them (a `\\` at the end of the line continues the command);
-  - `%cd DIR`, `%env NAME=VALUE` and `%pwd` lines;
-  - a `%%writefile [-a] FILE` cell (the cell's text into FILE) or a `%%bash` cell (the cell's text
-    run by bash);
-  - Colab's form lines: `NAME = VALUE  #@param ...` is a plain assignment (--set NAME=VALUE gives
-    it another value); `#@title` and `#@markdown` are comments.
-
-A cell fails on a Python exception, a `%%bash` cell that exits non-zero (as IPython's does), or a
-`!` command that exits non-zero: there Colab only prints the output and goes on, but a test must
-not, so a command that may fail on purpose says so itself (`... || echo ...`). The first cell that
-fails stops the run: notebook.py names it and repeats its output's last lines, and exits 1.
-
---cwd DIR: the folder the cells start in (made if missing), as Colab starts in /content; default
-the notebook's own folder, as Jupyter does. --skip-clone (or NOTEBOOK_SKIP_CLONE=1 in the
-environment): for a machine with no network; the cells see NOTEBOOK_SKIP_CLONE=1 in their
-environment, and the course's notebook then uses the checkout it is in, as it is, and clones
-nothing. --set NAME=VALUE replaces the value of the form field NAME (a `#@param` line); with
---write OUT it writes the notebook so changed to OUT (- for stdout) and runs nothing, which `make
-handout COURSE_URL=...` uses. --self-test runs a small notebook of every kind of line above.
-Exit status: 0 every cell ran, 1 a cell failed, 2 bad usage or notebook.
+Unlike Colab, a `!` command that exits non-zero fails its cell (IPython's system_raise_on_error),
+and the first cell that fails stops the run: it is named, with its output's last lines (exit 1).
+--skip-clone: NOTEBOOK_SKIP_CLONE=1 for the cells (no network: the notebook uses this checkout);
+--cwd: the kernel's folder (default the notebook's); --set: a `NAME = VALUE  #@param` field's
+value. Exit status 2: bad usage or notebook, or no kernel (it says what to install).
 """
 import argparse
 import ast
-import codecs
 import collections
+import importlib.metadata
+import importlib.util
 import json
 import os
 import re
-import string
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
-RUNNER = "_notebook_"  # the runner's name in the cells' namespace: !, % and %% lines call it
 TAIL = 15  # lines of a failed cell's output repeated at the end
+NEEDS = ("nbclient", "nbformat", "ipykernel")
+IPYKERNEL_MIN = (7, 3)  # the first ipykernel whose `!` honours system_raise_on_error
+INSTALL = ("python3 -m pip install nbclient nbformat ipykernel (with no network: add --no-index "
+           "--find-links third_party/wheels, where tools/vendor_nbclient.sh puts them)")
+# Run by the kernel as it starts (IPython's exec_lines): a `!` command that exits non-zero raises
+# CalledProcessError, as a %%bash cell's does. It logs errors only, not that its messages on
+# localhost are signed but not encrypted.
+KERNEL_ARGS = ["--IPKernelApp.exec_lines=get_ipython().system_raise_on_error = True",
+               "--IPKernelApp.log_level=ERROR"]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 class NotebookError(Exception):
-    """Bad usage or a notebook that cannot be read (exit status 2), or a line of a cell that this
-    runner does not run (that cell fails)."""
-
-
-class CommandFailed(Exception):
-    """A `!` command or a %%bash cell that exited non-zero."""
+    """Bad usage, a notebook that cannot be read, or no kernel to run it (exit status 2)."""
 
 
 class Tee:
-    """The cells' stdout and stderr: writes through to this process's stdout and keeps the last
-    lines, to repeat them when the cell fails."""
+    """Writes a cell's outputs through to this process's stdout and keeps the last lines, to
+    repeat them when the cell fails."""
 
     def __init__(self, out):
         self.out = out
         self.tail = collections.deque(maxlen=TAIL)
         self.line = ""
 
-    def write(self, text):
+    def write(self, text, keep=True):
         self.out.write(text)
         self.out.flush()
+        if not keep:  # an error's traceback: named on the line that says the cell failed
+            return
         lines = (self.line + text).split("\n")
         self.line = lines.pop()
         self.tail.extend(lines)
-        return len(text)
-
-    def flush(self):
-        self.out.flush()
 
     def last_lines(self):
         return list(self.tail) + ([self.line] if self.line else [])
 
 
-class DollarFormatter(string.Formatter):
-    """IPython's expansion of `!` and `%` lines (IPython.utils.text.DollarFormatter, IPython 8):
-    `{expression}` is the expression's value, `$name` or `$name.attr` a name's, `$$` a `$`; a `$`
-    inside single quotes stays. Where anything fails to evaluate, the line is left as it is."""
-
-    dollar = re.compile(r"(.*?)\$(\$?[\w.]+)(?=([^']*'[^']*')*[^']*$)")
-
-    def parse(self, fmt):
-        for literal, field, spec, conversion in string.Formatter.parse(self, fmt):
-            at, text = 0, ""
-            for m in self.dollar.finditer(literal):
-                before, name = m.group(1, 2)
-                if name.startswith("$"):
-                    text += before + name
-                else:
-                    yield text + before, name, "", None
-                    text = ""
-                at = m.end()
-            yield text + literal[at:], field, spec, conversion
-
-    def vformat(self, fmt, args, kwargs):
-        out = []
-        for literal, field, spec, conversion in self.parse(fmt):
-            out.append(literal)
-            if field is not None:
-                value = eval(":".join([field, spec]) if spec else field, kwargs)
-                out.append(self.format_field(self.convert_field(value, conversion), ""))
-        return "".join(out)
+def kernel_missing():
+    """None where nbclient, nbformat and a recent enough ipykernel are installed for this Python
+    (the kernel's: ipykernel's own kernelspec runs sys.executable), else what to install."""
+    missing = [m for m in NEEDS if importlib.util.find_spec(m) is None]
+    if missing:
+        return ("running a notebook needs PyPI's nbclient, nbformat and ipykernel, not all "
+                "installed for %s (missing: %s): %s" % (sys.executable, ", ".join(missing),
+                                                        INSTALL))
+    try:
+        version = importlib.metadata.version("ipykernel")
+    except importlib.metadata.PackageNotFoundError:  # no metadata: say nothing
+        return None
+    if tuple(int(n) for n in re.findall(r"\d+", version)[:2]) < IPYKERNEL_MIN:
+        return ("ipykernel %s is older than %d.%d, the first that can fail a cell at a failing `!` "
+                "command: python3 -m pip install -U ipykernel" % ((version,) + IPYKERNEL_MIN))
+    return None
 
 
-class Runner:
-    """What the transformed cells call: system() for `!`, getoutput() for `x = !`, magic() for
-    `%` lines, cell_magic() for `%%` cells. Output goes to sys.stdout, the cell's Tee."""
-
-    def __init__(self, ns):
-        self.ns = ns
-
-    def expand(self, text):
-        try:
-            return DollarFormatter().vformat(text, [], dict(self.ns))
-        except Exception:  # IPython too leaves the line as it is
-            return text
-
-    def stream(self, argv, stdin=subprocess.DEVNULL, keep=None):
-        """Runs argv, its stdout and stderr into sys.stdout as they come; returns the status."""
-        sys.stdout.flush()
-        proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        decode = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        while True:
-            chunk = os.read(proc.stdout.fileno(), 65536)
-            text = decode.decode(chunk, final=not chunk)
-            if keep is not None:
-                keep.append(text)
-            else:
-                sys.stdout.write(text)
-            if not chunk:
-                break
-        proc.stdout.close()
-        return proc.wait()
-
-    def system(self, cmd):
-        cmd = self.expand(cmd)
-        status = self.stream(["bash", "-c", cmd])
-        self.ns["_exit_code"] = status
-        if status != 0:
-            raise CommandFailed("!%s exited with status %d" % (cmd, status))
-
-    def getoutput(self, cmd):
-        out = []
-        self.stream(["bash", "-c", self.expand(cmd)], keep=out)
-        return "".join(out).splitlines()  # IPython: an SList, not checked for the status
-
-    def magic(self, name, arg):
-        arg = self.expand(arg).strip()
-        if name == "cd":
-            os.chdir(os.path.expanduser(arg.strip("\"'") or "~"))
-            print(os.getcwd())
-        elif name == "pwd":
-            return os.getcwd()
-        elif name == "env" and re.match(r"^\w+[= ]", arg):
-            key, value = re.split(r"[= ]", arg, maxsplit=1)
-            os.environ[key] = value.strip()
-            print("env: %s=%s" % (key, os.environ[key]))
-        else:
-            raise NotebookError("%%%s %s: notebook.py runs only %%cd DIR, %%env NAME=VALUE "
-                                "and %%pwd" % (name, arg))
-
-    def cell_magic(self, name, line, body):
-        line = self.expand(line).strip()
-        if name == "writefile":
-            args = line.split()
-            append = args[:1] == ["-a"] or args[:1] == ["--append"]
-            path = os.path.expanduser(" ".join(args[1:] if append else args).strip("\"'"))
-            if not path:
-                raise NotebookError("%%writefile needs a file name")
-            print("%s %s" % ("Appending to" if append else
-                             "Overwriting" if os.path.exists(path) else "Writing", path))
-            with open(path, "a" if append else "w") as f:
-                f.write(body)
-        elif name == "bash":
-            with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
-                f.write(body)
-            try:
-                status = self.stream(["bash", f.name] + line.split())
-            finally:
-                os.unlink(f.name)
-            if status != 0:
-                raise CommandFailed("the %%%%bash cell exited with status %d" % status)
-        else:
-            raise NotebookError("%%%%%s: notebook.py runs only %%%%writefile and %%%%bash cells"
-                                % name)
-
-
-def transform(source):
-    """A code cell's source as Python, the way IPython's input transformers make it: a %% cell
-    becomes one call; each line that starts (after its indentation) with ! or % becomes a call of
-    the runner, and `NAME = !...` an assignment of its output. Lines inside a triple-quoted string
-    are left as they are."""
-    if source.startswith("%%"):
-        first, _, body = source.partition("\n")
-        name, _, line = first[2:].partition(" ")
-        if body and not body.endswith("\n"):
-            body += "\n"
-        return "%s.cell_magic(%r, %r, %r)\n" % (RUNNER, name, line, body)
-    out, lines, in_string = [], source.split("\n"), None
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        code = line.lstrip()
-        indent = line[: len(line) - len(code)]
-        escaped = re.match(r"^(\w+\s*=\s*)?(!|%(?!%))(.*)$", code) if in_string is None else None
-        if escaped:
-            assign, kind, rest = escaped.groups()
-            while kind == "!" and rest.endswith("\\") and i < len(lines):
-                rest = rest[:-1] + " " + lines[i].strip()
-                i += 1
-            if kind == "!":
-                call = "%s.%s(%r)" % (RUNNER, "getoutput" if assign else "system", rest)
-            else:
-                name, _, arg = rest.partition(" ")
-                call = "%s.magic(%r, %r)" % (RUNNER, name, arg)
-            out.append(indent + (assign or "") + call)
-            continue
-        out.append(line)
-        for quote in re.findall(r'"""|\'\'\'', line):  # a string that spans lines opens or ends
-            if in_string is None:
-                in_string = quote
-            elif quote == in_string:
-                in_string = None
-    return "\n".join(out)
+def text_of(output):
+    """An output of a cell as text for a log: no colours (IPython's tracebacks have them, and `!`
+    commands, which run in a pseudo-terminal, may), \\n for a pseudo-terminal's \\r\\n."""
+    kind, text = output.get("output_type"), ""
+    if kind == "stream":
+        text = output.get("text", "").replace("\r\n", "\n")
+    elif kind in ("execute_result", "display_data"):
+        data = output.get("data", {})
+        text = data.get("text/markdown") or data.get("text/plain") or ""
+    elif kind == "error":
+        text = "\n".join(output.get("traceback", []))
+    if text and kind != "stream" and not text.endswith("\n"):
+        text += "\n"
+    return ANSI.sub("", text)
 
 
 PARAM = re.compile(r"^(\s*)(\w+)(\s*=\s*)(.*?)(\s*#\s*@param\b.*)$")
@@ -292,20 +155,6 @@ def dump(nb):
     return json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
 
-def run_cell(code, filename, ns):
-    """exec()s the cell's Python; a last expression's value is printed, as IPython shows it."""
-    tree = ast.parse(code, filename)
-    last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-    exec(compile(tree, filename, "exec"), ns)
-    if last is not None:
-        value = eval(compile(last, filename, "eval"), ns)
-        if value is not None:
-            ns["_"] = value
-            print(repr(value))
-
-
 def title(source):
     """A cell's name in messages: its #@title, else its first line that is not blank."""
     m = re.search(r"#\s*@title\s+(.*)", source)
@@ -315,47 +164,76 @@ def title(source):
     return first[:70] + ("..." if len(first) > 70 else "")
 
 
-def run(nb, name, cwd):
-    """Runs every code cell in order; returns 0, or 1 at the first cell that fails."""
+def run(nb, name, cwd, env):
+    """Runs every code cell in order in one kernel; returns 0, or 1 at the first cell that fails."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    class Client(NotebookClient):
+        """nbclient's, printing each output as it comes, to the Tee of the cell that runs."""
+        tee = None
+
+        def process_message(self, msg, cell, cell_index):
+            output = super().process_message(msg, cell, cell_index)
+            if output is not None and self.tee is not None:
+                self.tee.write(text_of(output), keep=output.output_type != "error")
+            return output
+
+    for cell in nb["cells"]:
+        cell["source"] = source_of(cell)
+    client = Client(nbformat.from_dict(nb), kernel_name="python3", timeout=None,
+                    resources={"metadata": {"path": cwd}}, extra_arguments=KERNEL_ARGS)
+    cells = [(i, c) for i, c in enumerate(client.nb.cells) if c.cell_type == "code"]
     os.makedirs(cwd, exist_ok=True)
-    os.chdir(cwd)
-    ns = {"__name__": "__main__", "__builtins__": __builtins__}
-    ns[RUNNER] = Runner(ns)
-    cells = [(i + 1, source_of(c)) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"]
+    print("notebook.py: %s: %d code cells, in %s, by an IPython kernel (%s)"
+          % (name, len(cells), cwd, sys.executable), flush=True)
     start = time.time()
-    for k, (number, source) in enumerate(cells, 1):
-        if not source.strip():
-            continue
-        what = "cell %d (code cell %d of %d: %s)" % (number, k, len(cells), title(source))
-        print("\n== notebook.py: %s, in %s" % (what, os.getcwd()), flush=True)
-        tee = Tee(sys.stdout)
-        saved = sys.stdout, sys.stderr
-        sys.stdout = sys.stderr = tee
-        t0, failed = time.time(), None
-        try:
-            run_cell(transform(source), "<cell %d>" % number, ns)
-        except CommandFailed as e:
-            failed = str(e)
-        except BaseException as e:  # SystemExit and KeyboardInterrupt too: the cell failed
-            te = traceback.TracebackException.from_exception(e)
-            te.stack = traceback.StackSummary.from_list(
-                [f for f in te.stack if f.filename.startswith("<cell")])
-            tee.write("".join(te.format()))
-            failed = "".join(te.format_exception_only()).strip()
-        finally:
-            sys.stdout.flush()
-            sys.stdout, sys.stderr = saved
-        if failed:
-            print("\nnotebook.py: %s of %s FAILED after %.1f s: %s" % (what, name,
-                                                                  time.time() - t0, failed))
-            print("its output's last lines:")
-            for line in tee.last_lines():
-                print("  | " + line)
-            return 1
-        print("== notebook.py: cell %d done in %.1f s" % (number, time.time() - t0), flush=True)
+    try:
+        with client.setup_kernel(env=env):
+            for k, (i, cell) in enumerate(cells, 1):
+                if not cell.source.strip():
+                    continue
+                what = "cell %d (code cell %d of %d: %s)" % (i + 1, k, len(cells),
+                                                             title(cell.source))
+                print("\n== notebook.py: %s" % what, flush=True)
+                client.tee = tee = Tee(sys.stdout)
+                t0, failed = time.time(), None
+                try:
+                    client.execute_cell(cell, i)
+                except CellExecutionError as e:
+                    failed = "%s: %s" % (e.ename, e.evalue)
+                except Exception as e:  # the kernel died, ...
+                    failed = "%s: %s" % (type(e).__name__, e)
+                client.tee = None
+                if failed:
+                    print("\nnotebook.py: %s of %s FAILED after %.1f s: %s"
+                          % (what, name, time.time() - t0, failed))
+                    lines = tee.last_lines()
+                    print("its output's last lines:" if lines else "(no output before the error)")
+                    for line in lines:
+                        print("  | " + line)
+                    return 1
+                print("== notebook.py: cell %d done in %.1f s" % (i + 1, time.time() - t0),
+                      flush=True)
+    except Exception as e:  # no kernel: jupyter_client's NoSuchKernel, a start that timed out
+        if client.kc is not None:
+            raise
+        raise NotebookError("the IPython kernel did not start: %s: %s" % (type(e).__name__, e))
     print("\nnotebook.py: %s: all %d code cells ran, in %.0f s" % (name, len(cells),
                                                                   time.time() - start))
     return 0
+
+
+def kernel_env(skip_clone):
+    """The kernel's environment: this one, with NOTEBOOK_SKIP_CLONE=1 for --skip-clone, `!`
+    commands run by bash as on Colab, TERM=dumb (a log, not a terminal: no colours) and no
+    debugger warnings from ipykernel's debugpy."""
+    env = dict(os.environ, TERM="dumb", PYDEVD_DISABLE_FILE_VALIDATION="1")
+    env["SHELL"] = shutil.which("bash") or env.get("SHELL", "/bin/sh")
+    if skip_clone or env.get("NOTEBOOK_SKIP_CLONE"):
+        env["NOTEBOOK_SKIP_CLONE"] = "1"
+    return env
 
 
 SELF_TEST = [
@@ -364,7 +242,7 @@ SELF_TEST = [
              'N = 3  #@param {type:"integer"}'),
     ("code", "import os\nx = 'a b'\n!echo {x.upper()} $x {N * 2} '$x'\n"
              "if N > 2:\n    !test {N} -gt 2\n"
-             "lines = !printf 'one\\ntwo\\n'\nassert lines == ['one', 'two']"),
+             "lines = !printf 'one\\ntwo\\n'\nassert lines == ['one', 'two'], lines"),
     ("code", "%%writefile sub/hello.txt\nhello {x}\n$x"),
     ("code", "%cd sub\n%env GREETING=hi\nassert open('hello.txt').read() == 'hello {x}\\n$x\\n'\n"
              "!echo $GREETING from \\\n  $(basename $(pwd))"),
@@ -374,39 +252,59 @@ SELF_TEST = [
 
 
 def self_test():
-    """Runs SELF_TEST in a scratch folder with --set WHO=..., checks its output, then checks that a
-    failing `!` command stops the run and names its cell."""
-    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+    """Runs SELF_TEST in a scratch folder with --set WHO=..., checks its output, checks that a
+    failing `!` command stops the run and names its cell, and that --write and the message for a
+    missing nbclient need the standard library alone."""
+    problem = kernel_missing()
+    if problem:
+        print("notebook.py --self-test: %s" % problem)
+        return 2
+    nb = {"nbformat": 4, "nbformat_minor": 4, "metadata": {},
           "cells": [{"cell_type": t, "metadata": {}, "source": s} for t, s in SELF_TEST]}
+    me = os.path.abspath(__file__)
+
+    def notebook_py(*args, python=(sys.executable,)):
+        return subprocess.run(list(python) + [me] + list(args), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, universal_newlines=True)
+
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(tmp, "sub"))
         path = os.path.join(tmp, "t.ipynb")
         with open(path, "w") as f:
             f.write(dump(nb))
-        me = os.path.abspath(__file__)
-        out = subprocess.run([sys.executable, me, "--set", "WHO=somebody", path],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             universal_newlines=True)
+        out = notebook_py("--set", "WHO=somebody", path)
         expect = ["A B a b 6 $x", "Writing sub/hello.txt", "env: GREETING=hi",
                   "hi from sub", "bash sees hi", "'somebody'", "all 6 code cells ran"]
         missing = [e for e in expect if e not in out.stdout]
+        missing += ["exit 0, not %d" % out.returncode] if out.returncode else []
+        # The standard library alone (-S -E: no site-packages, no PYTHONPATH): --write works, and
+        # a run says what to install.
+        bare = (sys.executable, "-S", "-E")
+        written = os.path.join(tmp, "w.ipynb")
+        w = notebook_py("--set", "WHO=else", "--write", written, path, python=bare)
+        if w.returncode or 'WHO = "else"  #@param' not in source_of(load(written)["cells"][1]):
+            missing += ["--write with the standard library alone: " + w.stdout]
+        w = notebook_py(path, python=bare)
+        if w.returncode != 2 or "pip install nbclient nbformat ipykernel" not in w.stdout:
+            missing += ["exit 2 and what to install without nbclient: " + w.stdout]
         nb["cells"].append({"cell_type": "code", "metadata": {},
                             "source": "#@title Fails\n!echo last words && false\n"
                                       "print('not here')"})
         with open(path, "w") as f:
             f.write(dump(nb))
-        bad = subprocess.run([sys.executable, me, path], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, universal_newlines=True)
-        want = ["cell 8 (code cell 7 of 7: Fails)", "FAILED", "  | last words"]
+        bad = notebook_py(path)
+        want = ["cell 8 (code cell 7 of 7: Fails)", "FAILED", "CalledProcessError",
+                "  | last words"]
         missing += [w for w in want if w not in bad.stdout]
-        missing += ["exit 1"] if bad.returncode != 1 else []
-        missing += ["not here: the run went on"] if "not here" in bad.stdout else []
-    if missing or out.returncode:
+        missing += ["exit 1, not %d" % bad.returncode] if bad.returncode != 1 else []
+        if re.search("^not here$", bad.stdout, re.M):
+            missing += ["not here: the run went on"]
+    if missing:
         print(out.stdout + bad.stdout)
         print("notebook.py --self-test: FAILED: missing %s" % missing)
         return 1
     print("notebook.py --self-test: ok (!, $ and {} expansion, x = !, %cd, %env, %%writefile, "
-          "%%bash, #@param with --set, a failing cell named)")
+          "%%bash, #@param with --set, a failing ! that stops the run, --write without nbclient)")
     return 0
 
 
@@ -414,13 +312,13 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("notebook", nargs="?")
-    p.add_argument("--cwd", help="the folder the cells start in (default: the notebook's)")
+    p.add_argument("--cwd", help="the kernel's folder, made if missing (default: the notebook's)")
     p.add_argument("--skip-clone", action="store_true",
                    help="no network: use the checkout as it is (NOTEBOOK_SKIP_CLONE=1)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="a form field's value (a #@param line)")
     p.add_argument("--write", metavar="OUT",
-                   help="write the notebook with --set's values to OUT, run nothing")
+                   help="write the notebook with --set's values to OUT (- for stdout), run nothing")
     p.add_argument("--self-test", action="store_true")
     a = p.parse_args(argv)
     if a.self_test:
@@ -442,10 +340,11 @@ def main(argv):
                 with open(a.write, "w", encoding="utf-8") as f:
                     f.write(dump(nb))
             return 0
-        if a.skip_clone or os.environ.get("NOTEBOOK_SKIP_CLONE"):
-            os.environ["NOTEBOOK_SKIP_CLONE"] = "1"
+        problem = kernel_missing()
+        if problem:
+            raise NotebookError(problem)
         cwd = os.path.abspath(a.cwd or os.path.dirname(os.path.abspath(a.notebook)))
-        return run(nb, a.notebook, cwd)
+        return run(nb, a.notebook, cwd, kernel_env(a.skip_clone))
     except NotebookError as e:
         print("notebook.py: %s" % e, file=sys.stderr)
         return 2
