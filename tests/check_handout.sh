@@ -97,6 +97,8 @@ if yaml:
         bad += ["not on ubuntu-latest"] * (job.get("runs-on") != "ubuntu-latest")
         report = [s for s in job["steps"] if "autograding-grading-reporter" in s.get("uses", "")]
         runs = {i: steps.get(i, {}).get("run", "") for i in ids}
+        always = {i: steps.get(i, {}).get("if") == "always()" for i in ids}
+        always["reporter"] = bool(report) and report[0].get("if") == "always()"
         env = report[0].get("env", {}) if report else {}
         runners = report[0].get("with", {}).get("runners", "") if report else ""
     except yaml.YAMLError as e:
@@ -120,6 +122,8 @@ else:
     runs = {i: next((b for b in blocks if re.search(r"^\s*id: %s$" % i, b, re.M)), "")
             for i in ids}
     report = [b for b in blocks if "autograding-grading-reporter" in b]
+    always = {i: bool(re.search(r"^\s*if: always\(\)$", runs[i], re.M)) for i in ids}
+    always["reporter"] = bool(report) and "if: always()" in report[0]
     env = dict(re.findall(r"^\s+(\w+_RESULTS): (.*)$", report[0], re.M)) if report else {}
     runners = (re.findall(r"^\s+runners: (.*)$", report[0], re.M) or [""])[0] if report else ""
 for i in ids:
@@ -127,9 +131,12 @@ for i in ids:
     if not re.search(r"make grade MODEL=cpu STEP=%s SRC=%s_\*/reduce\.cu" % (nn, i), runs[i]) \
             or "tools/autograder/classroom.py" not in runs[i]:
         bad.append("%s's step does not run make grade and classroom.py" % i)
+    if not re.search(r"timeout \d+m make grade", runs[i]):
+        bad.append("%s's make grade has no timeout of its own (a result must follow)" % i)
     if "${{steps.%s.outputs.result}}" % i not in str(env.get(i.upper() + "_RESULTS")):
         bad.append("the reporter does not read %s's result" % i)
 bad += ["no reporter step"] * (not report)
+bad += ["%s does not run if: always()" % i for i, ok in always.items() if not ok]
 bad += ["the reporter's runners are %r" % runners] * (runners.split(",") != ids)
 print("%s: %s" % (how, "; ".join(bad) if bad else "a step per stage (%s to %s), then the "
                   "reporter" % (ids[0], ids[-1])))
@@ -137,36 +144,39 @@ sys.exit(bool(bad))
 PY
 ) && pass "$WORKFLOW in the handout: $said" || fail "$WORKFLOW in the handout: $said"
 
-# One stage's step of the workflow, as GitHub runs it, in the handout: its untouched file (the
-# previous stage's code) gets no lesson points, in words for the student (no path of this
-# machine), out of the points graded without a GPU; the speed is said to be the instructor's.
-s=${gpu[4]:-${gpu[-1]}} # step05
-step=$(awk -v id="$s" '$0 ~ "^        id: " id "$" { on = 1; next }
-    on && /^        run: \|/ { run = 1; next }
-    run && /^          / { print substr($0, 11); next }
-    run { exit }' "$h/$WORKFLOW")
-output=$PWD/$check/github_output
-: > "$output"
-status=0
-(cd "$h" && GITHUB_OUTPUT=$output bash -e -c "$step") > "$check/step.log" 2>&1 || status=$?
-said=$(python3 - "$check/github_output" "$PWD" <<'PY' 2>&1
+# Each stage's step of the workflow, as GitHub runs it, in the handout: its untouched file (the
+# previous stage's code with TODO comments) gets no points, and the reason, in words for the
+# student (no path of this machine), out of the points graded without a GPU; the speed is said to
+# be the instructor's.
+for s in "${gpu[@]}"; do
+    step=$(awk -v id="$s" '$0 ~ "^        id: " id "$" { on = 1; next }
+        on && /^        run: \|/ { run = 1; next }
+        run && /^          / { print substr($0, 11); next }
+        run { exit }' "$h/$WORKFLOW")
+    output=$PWD/$check/github_output.$s
+    : > "$output"
+    status=0
+    (cd "$h" && GITHUB_OUTPUT=$output bash -e -c "$step") > "$check/step.$s.log" 2>&1 || status=$?
+    said=$(python3 - "$output" "$PWD" "${s#step}" <<'PY' 2>&1
 import base64, json, sys
 line = [l for l in open(sys.argv[1]) if l.startswith("result=")]
 r = json.loads(base64.b64decode(line[-1][len("result="):]))
-lesson = [t for t in r["tests"] if t["name"].endswith(": lesson")]
 text = json.dumps(r)
+why = "TODO (stage %s)" % sys.argv[3]
 bad = ["status %s" % r["status"]] * (r["status"] != "fail")
 bad += ["max_score %s" % r["max_score"]] * (r["max_score"] != 80)
-bad += ["the lesson: %s" % lesson] * (not lesson or lesson[0]["score"] != 0
-                                      or "refused n = " not in lesson[0]["message"])
+bad += ["%s: %g points" % (t["name"], t["score"]) for t in r["tests"] if t["score"]]
+bad += ["the reason (%s) is not given" % why] * (why not in text)
 bad += ["the speed is not said to be graded on a GPU"] * ("graded on a GPU" not in text)
 bad += ["a path: %s" % p for p in (sys.argv[2], "/tmp", "build/") if p in text]
-print("; ".join(bad) if bad else "%g of %g points, lesson 0: %s" % (
-    sum(t["score"] for t in r["tests"]), r["max_score"], lesson[0]["message"][:90]))
+correct = [t for t in r["tests"] if t["name"].endswith(": correct")]
+print("; ".join(bad) if bad else "0 of %g points: %s" % (
+    r["max_score"], correct[0]["message"][:90] if correct else ""))
 sys.exit(bool(bad))
 PY
-) && [ "$status" -eq 0 ] && pass "the workflow's $s step on the untouched file: $said" ||
-    fail "the workflow's $s step (exit status $status, see $check/step.log): $said"
+    ) && [ "$status" -eq 0 ] && pass "the workflow's $s step on the untouched file: $said" ||
+        fail "the workflow's $s step (exit status $status, see $check/step.$s.log): $said"
+done
 
 # Every stage builds: each is the previous stage's working code (int32 and float32). A vendored
 # Criterion comes along for the tests.

@@ -196,7 +196,9 @@ EOF
 # grade's partial credit, not all or nothing on the exit status; and
 # classroom-resources/autograding-grading-reporter@v1 adds them up and reports them to Classroom
 # (https://github.com/classroom-resources/autograding-command-grader, .../autograding-grading-
-# reporter: its NotifyClassroom sums each test's score against each runner's max_score).
+# reporter: its NotifyClassroom sums each test's score against each runner's max_score). Each
+# step and the reporter run whatever happened before them (if: always()), and a grade stopped by
+# its `timeout` still leaves a result: classroom.py's, no points, out of the same total.
 classroom_workflow() {
     local s nn ids=()
     cat <<'EOF'
@@ -239,15 +241,17 @@ EOF
         cat <<EOF
       - name: "Stage ${nn#0}: $(python3 tools/stages.py get "$s" title | sed 's/"/\\"/g')"
         id: step$nn
+        if: always()
         timeout-minutes: 30
         run: |
-          make grade MODEL=cpu STEP=$nn SRC=step${nn}_*/reduce.cu \\
+          timeout 25m make grade MODEL=cpu STEP=$nn SRC=step${nn}_*/reduce.cu \\
             GRADE_OUT=build/classroom/step$nn || true
           python3 tools/autograder/classroom.py build/classroom/step$nn step$nn >> "\$GITHUB_OUTPUT"
 EOF
     done
     cat <<EOF
       - name: Autograding Reporter
+        if: always()
         uses: classroom-resources/autograding-grading-reporter@v1
         env:
 $(for s in "${ids[@]}"; do echo "          ${s^^}_RESULTS: \"\${{steps.$s.outputs.result}}\""; done)
@@ -373,6 +377,13 @@ main() {
         s=${stages[i]}
         { prelude "$f"; todos "$prev" <(code "$f") "${s:4:2}"; } >"$dest/$s/reduce.cu"
     done
+    # Each stage file's code fingerprint, comments and white space aside: the handout's make grade
+    # gives nothing for a file still the handout's (tests/grader/submission.py).
+    { echo "# stage, fingerprint of its handout file's code (python3 tests/grade.py --digest FILE)"
+      for ((i = 1; i < ${#stages[@]}; i++)); do
+          s=${stages[i]}
+          echo "step${s:4:2} $(python3 tests/grade.py --digest "$dest/$s/reduce.cu")"
+      done; } > "$dest/tests/handout.digests"
 
     # What is left out, for HANDOUT.md; the targets that need it, or that would mislead here, say
     # so instead.
@@ -414,6 +425,8 @@ main() {
     [ -z "$link" ] || echo "handout: its Colab badge opens $link"
 }
 
-if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+if [[ ${BASH_SOURCE[0]} == "$0" && ${1:-} == --stage-code ]]; then
+    cd "$(dirname "${BASH_SOURCE[0]}")/.." && stage_code "${2:?usage: handout.sh --stage-code STAGE_DIR}"
+elif [[ ${BASH_SOURCE[0]} == "$0" ]]; then
     main "$@"
 fi
