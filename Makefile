@@ -139,7 +139,7 @@ test: deps ## build and run the Criterion tests, report per stage (STEP="04 05":
 	@MAKE='$(MAKE)' bash tests/run.sh $(BUILD) $(TEST_PROGS)
 
 deps: ## install Criterion (as root, from Debian packages; and on the CPU model g++, Boost.Context and libclang); WITH_NVCC=1: nvcc from PyPI too (the model's register check); VENDOR=1: copy Criterion into third_party/ for a machine without network
-	@bash tests/deps.sh $(if $(filter cpu,$(MODEL)),--model) $(if $(WITH_NVCC),--nvcc) $(if $(VENDOR),--vendor)
+	@bash tests/deps.sh $(if $(SANDBOX),--sandbox) $(if $(filter cpu,$(MODEL)),--model) $(if $(WITH_NVCC),--nvcc) $(if $(VENDOR),--vendor)
 
 diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04); STEP=NNa: the first of two
 	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN, NN from 01 to $(patsubst step%,%,$(lastword $(SHORT))) (NNa: the first change of a stage whose lesson is two)" >&2; exit 2; }
@@ -242,7 +242,7 @@ grade: ## tests, sanitizers, speed and the lesson's counters vs ours, partial cr
 	  stage: give STEP=NN too (make grade STEP=05 SRC=path/to/reduce.cu)." >&2; exit 2))
 	@$(if $(SRC),$(if $(filter 1,$(words $(GRADE_STEPS))),,echo "make grade: SRC= grades one \
 	  stage: give one STEP=NN." >&2; exit 2))
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps SANDBOX=1
 	@TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py $(BUILD) $(GRADE_STEPS) \
 	  $(if $(SRC),--src $(abspath $(SRC))) $(if $(SUBMISSIONS),--submissions $(abspath $(SUBMISSIONS)))
 
@@ -404,7 +404,8 @@ $(BUILD)/test_all_stages $(BUILD)/test_hostile: $(BUILD)/test_%: $(OBJ)/test_%.o
 # A stage's own tests (stepNN_name/test_NAME.c), linked with its code.
 define stage_test
 $(OBJ)/$(1).o: $(test_src.$(1)) tests/*.h common/*.h | $(OBJ)
-	$$(CC) $$(CFLAGS) $$(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$$(BUILD)"' -c $$< -o $$@
+	$$(CC) $$(CFLAGS) $$(CRIT_CFLAGS) -Itests -DBUILD_DIR='"$$(BUILD)"' \
+	    $$(if $$(filter cpu,$$(MODEL)),-DCPU_MODEL) -c $$< -o $$@
 $(BUILD)/$(1): $(OBJ)/$(1).o $(OBJ)/stage_$(test_stage.$(1)).o $$(GPU_HARNESS)
 	$$(LINK) $$(CRIT_LIBS)
 endef

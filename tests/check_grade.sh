@@ -29,14 +29,20 @@ tmp_right=$(mktemp /tmp/check_grade_right_XXXX.cu)
 trap 'rm -f "$tmp_right"' EXIT
 cp "$right" "$tmp_right"
 hang_limit=30
+# On a GPU the speed is graded too: 20 more points, and a right file gets them all.
+if nvidia-smi -L >/dev/null 2>&1 && [ "${MODEL:-gpu}" = gpu ]; then
+    none=0 all=20 most=100 make_args=(ARCH="${ARCH:-native}")
+else
+    none=- all=- most=80 make_args=()
+fi
 
 t0=$(date +%s)
-GRADE_FRESH=1 GRADE_OUT=$work/A make --no-print-directory grade STEP=05 SUBMISSIONS="$work/class" \
+GRADE_FRESH=1 GRADE_OUT=$work/A make --no-print-directory "${make_args[@]}" grade STEP=05 SUBMISSIONS="$work/class" \
     > "$work/A.log" 2>&1 & a=$!
 # Meanwhile: B, then C (the hang, at a short limit for each program).
-{ GRADE_FRESH=1 GRADE_OUT=$work/B make --no-print-directory grade STEP=05 SRC="$tmp_right" \
+{ GRADE_FRESH=1 GRADE_OUT=$work/B make --no-print-directory "${make_args[@]}" grade STEP=05 SRC="$tmp_right" \
       > "$work/B.log" 2>&1 || true
-  GRADE_FRESH=1 GRADE_TIMEOUT=$hang_limit GRADE_OUT=$work/C make --no-print-directory grade \
+  GRADE_FRESH=1 GRADE_TIMEOUT=$hang_limit GRADE_OUT=$work/C make --no-print-directory "${make_args[@]}" grade \
       STEP=05 SRC="$work/hang.cu" > "$work/C.log" 2>&1 || true; } & bc=$!
 wait $a || true
 wait $bc || true
@@ -59,16 +65,16 @@ expect() { # expect WHAT OUT NAME PATTERN: NAME's row matches the extended regex
         fail "$1: got '${got:-no row}', expected /$4/"; fi
 }
 expect "the handout's file, its TODOs left: 0 points, and why" A todo \
-    '^0 0 - 0 0(\.0)? 80(\.0)? FAIL\|.*TODO \(stage 05\)'
+    "^0 0 $none 0 0(\.0)? $most(\.0)? FAIL\|.*TODO \(stage 05\)"
 expect "the handout's code, unchanged, TODOs deleted: 0 points, and why" A unchanged \
-    "^0 0 - 0 0(\.0)? 80(\.0)? FAIL\|.*the handout's, unchanged"
+    "^0 0 $none 0 0(\.0)? $most(\.0)? FAIL\|.*the handout's, unchanged"
 expect "wrong at every n > 0: its share of correctness only" A wrong \
-    '^([1-9]|[1-3][0-9])(\.[0-9]+)? 0 - 0 [0-9.]+ 80(\.0)? FAIL\|correct: '
+    "^([1-9]|[1-3][0-9])(\.[0-9]+)? 0 $none 0 [0-9.]+ $most(\.0)? FAIL\|correct: "
 expect "a hang: 0 points on the same total, the checks after it not run" C hang \
-    '^0 0 - 0 0(\.0)? 80(\.0)? FAIL\|correct: the tests did not finish: a program did not finish'
-expect "the course's file beside them: every point" A right '^40 20 - 20 80(\.0)? 80(\.0)? PASS'
+    "^0 0 $none 0 0(\.0)? $most(\.0)? FAIL\|correct: the tests did not finish: a program did not finish"
+expect "the course's file beside them: every point" A right "^40 20 $all 20 $most(\.0)? $most(\.0)? PASS"
 expect "the course's file directly in /tmp, by a second grader at once: every point" B \
-    "$(basename "$tmp_right" .cu)" '^40 20 - 20 80(\.0)? 80(\.0)? PASS'
+    "$(basename "$tmp_right" .cu)" "^40 20 $all 20 $most(\.0)? $most(\.0)? PASS"
 hang_s=$(awk -F, '$1 == "hang" { print int($4) }' "$work/C/timings.csv")
 if [ -n "$hang_s" ] && [ "$hang_s" -le $((hang_limit + 60)) ]; then
     pass "the hang ended in $hang_s s: its program's limit ($hang_limit s) and its build"

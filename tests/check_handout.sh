@@ -23,13 +23,14 @@ diff -r "$dir" "$h" >/dev/null && pass "the tarball holds build/handout/reductio
     fail "the tarball and build/handout/reduction/ differ"
 
 # The handout's files: the tracked ones in the working tree less OMIT's, and HANDOUT.md; each the
-# same bytes but the rewritten ones, the Makefile and the stages' reduce.cu (checked below).
+# same bytes but the rewritten ones, the Makefile, the stages' reduce.cu (checked below) and the
+# fingerprints of their code (tests/handout.digests).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 while IFS= read -r -d '' f; do
     [ ! -e "$f" ] || cp -P --parents "$f" "$tmp"
 done < <(kept)
-(cd "$h" && cp --parents HANDOUT.md Makefile step*/reduce.cu "$WORKFLOW" "$tmp")
+(cd "$h" && cp --parents HANDOUT.md Makefile step*/reduce.cu tests/handout.digests "$WORKFLOW" "$tmp")
 bad=$(diff -rq "$tmp" "$h" | paste -sd ' ' || true)
 [ -z "$bad" ] && pass "every tracked file is there as it is, and none of OMIT's" || fail "$bad"
 

@@ -23,7 +23,8 @@ class Sandbox:
     def __init__(self, visible):
         self.visible = sorted({os.path.realpath(d) for d in visible if d and os.path.isdir(d)})
         self.net = True
-        self.bwrap = shutil.which("bwrap")
+        vendored = os.path.join(ROOT, "third_party", "bwrap", "bwrap")  # make deps VENDOR=1
+        self.bwrap = shutil.which("bwrap") or (vendored if os.access(vendored, os.X_OK) else None)
         self.why = ("GRADE_SANDBOX=0" if os.environ.get("GRADE_SANDBOX") == "0" else None
                     if self.bwrap else "bubblewrap (bwrap) was not found: apt install "
                     "bubblewrap, or make deps")

@@ -26,11 +26,11 @@ chmod 755 "$SOURCE/run_autograder" "$SOURCE/setup.sh" 2>/dev/null || true
 
 # What the course's Makefile itself needs before `make deps` can run.
 missing=()
-for tool in make:make g++:g++ python3:python3 unshare:util-linux; do
+for tool in make:make g++:g++ python3:python3 bwrap:bubblewrap; do
     command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "setup.sh: make, g++, python3 and unshare are here: nothing to install with apt."
+    echo "setup.sh: make, g++, python3 and bwrap are here: nothing to install with apt."
 else
     [ "$(id -u)" -eq 0 ] || die "${missing[*]} missing, and only root can install them."
     echo "setup.sh: apt-get install ${missing[*]}"
