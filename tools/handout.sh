@@ -231,7 +231,7 @@ jobs:
       # mmap randomness (google/sanitizers#1716): 28, as GitHub's images have set it.
       - name: Install what the CPU model needs
         run: |
-          sudo bash tests/deps.sh --model
+          sudo bash tests/deps.sh --sandbox --model
           sudo sysctl -w vm.mmap_rnd_bits=28
 EOF
     for s in "$@"; do
