@@ -50,8 +50,10 @@ class Worker:
                         TMPDIR=self.tmp, TEST_RACES_IN_FLOAT="1")
         # A folder of this run's own (its GRADE_OUT's): two graders at once build apart.
         run = hashlib.sha256(os.path.realpath(out).encode()).hexdigest()[:8]
-        self.graded = os.path.join(build, "grade-build", run, "gpu%s" % gpu if gpu is not None
-                                   else "model%d" % index)
+        # Four folders deep at most, as BUILD/float/: the test programs find a vendored Criterion
+        # up to four folders above them (the Makefile's rpath).
+        self.graded = os.path.join(build, "grade-build", "%s-%s" % (
+            run, "gpu%s" % gpu if gpu is not None else "model%d" % index))
         self.name = "GPU %s" % gpu if gpu is not None else "model %d" % index
         self.busy = 0.0
         self.count = 0
