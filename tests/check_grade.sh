@@ -21,8 +21,9 @@ bash -c 'source tools/handout.sh && { prelude "$1"; todos <(stage_code step04_sm
 grep -v 'TODO (stage 05)' "$work/class/todo.cu" > "$work/class/unchanged.cu"
 sed 's/atomicAdd(sum, input_s\[0\]);/atomicAdd(sum, input_s[0] + 1);/' "$right" > "$work/class/wrong.cu"
 cmp -s "$right" "$work/class/wrong.cu" && { echo "check_grade: wrong.cu is not wrong" >&2; exit 1; }
-sed 's|^\( *\)unsigned int t = threadIdx.x;|&\n\1volatile int spin = 1; /* never 0: a hang */\n\1while (spin) {}|' \
-    "$right" > "$work/hang.cu"
+# A flag in device memory that nothing clears (a local volatile one did not hang on an H200).
+sed -e 's|^__global__ void reduce_kernel|__device__ volatile int spin = 1; /* never 0: a hang */\n&|' \
+    -e 's|^\( *\)unsigned int t = threadIdx.x;|&\n\1while (spin) {}|' "$right" > "$work/hang.cu"
 grep -q 'while (spin)' "$work/hang.cu" || { echo "check_grade: hang.cu does not hang" >&2; exit 1; }
 cp "$right" "$work/class/right.cu"
 tmp_right=$(mktemp /tmp/check_grade_right_XXXX.cu)

@@ -6,7 +6,7 @@ code sums right too (and an untouched handout file is exactly that). Each lesson
 Nsight Compute counts, the counters its README and tools/metrics/README.md cite. make grade
 (tests/grade.py) profiles one reduce() call, every kernel it launches (`ncu --profile-from-start
 off`: the harness brackets its first run with cudaProfilerStart/Stop), of the graded file and of
-the repository's stages NN and NN-1, at the same n (README.md's "Graders" says which). The rule,
+the repository's stages NN and NN-1, at the same n (docs/grading.md says which). The rule,
 one for every stage: each counter of stage NN's lesson must lie on stage NN's side of the
 midpoint between stage NN-1's value and stage NN's; a counter on which the two agree decides
 nothing (none does, today). Stage 8 is also graded by its float32 exact replay, in grade.py:

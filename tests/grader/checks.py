@@ -10,9 +10,9 @@ import xml.etree.ElementTree as ET
 
 from grader import common
 from grader.common import (CHECKS, CONFIG, GRADED, LIMIT, MODEL, NCU_LIMIT, NO_LOCK, PROFILER,
-                           TOOLS, TYPE, at_once, clip, float_build, lesson_stages, lessons, make,
-                           previous, quiet, read, remove, run, say, scrub, shown, signal_words,
-                           source_of, stage_of)
+                           TOOLS, TYPE, at_once, clip, float_build, gpu_alone, lesson_stages,
+                           lessons, make, previous, quiet, read, remove, run, say, scrub, shown,
+                           signal_words, source_of, stage_of)
 from grader.submission import GATES, unwritten
 
 try:
@@ -77,8 +77,9 @@ def bench_ms(program, n, prefix, jail=None, env=None, sub=None):
     when it gave no time)."""
     remove(prefix + ".csv")
     guard = ["--guard"] if "--guard" in guard_help(program) else []
-    rc = run([program, "--csv", prefix + ".csv", "--reps", "30", "--min-n", str(n), "--max-n",
-              str(n)] + guard, prefix + ".log", LIMIT, jail, env, sub)
+    with gpu_alone(env):
+        rc = run([program, "--csv", prefix + ".csv", "--reps", "30", "--min-n", str(n),
+                  "--max-n", str(n)] + guard, prefix + ".log", LIMIT, jail, env, sub)
     rows = [r for r in csv.DictReader(read(prefix + ".csv").splitlines())
             if r.get("stage") not in (None, "cub", "copy") and r.get("median_ms")]
     try:
@@ -122,7 +123,8 @@ def count(program, size, prefix, jail=None, env=None, sub=None):
     if NCU is None:
         return None, "Nsight Compute (ncu) was not found: it ships with the CUDA toolkit", []
     remove(prefix + ".ncu-rep")
-    with PROFILER if common.SANDBOX and common.SANDBOX.shared_ports() else NO_LOCK:
+    with PROFILER if common.SANDBOX and common.SANDBOX.shared_ports() else NO_LOCK, \
+            gpu_alone(env):
         rc = run([NCU, "--profile-from-start", "off", "--clock-control", "none", "--metrics",
                   ",".join(lessons.metrics()), "-o", prefix, "-f", program] + args,
                  prefix + ".log", NCU_LIMIT, jail, env, sub)

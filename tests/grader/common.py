@@ -2,6 +2,7 @@
 program under a time limit, in the sandbox, as part of one submission's checks."""
 import configparser
 import contextlib
+import fcntl
 import hashlib
 import os
 import re
@@ -131,6 +132,24 @@ def run(cmd, out, limit, jail=None, env=None, sub=None):
         finally:
             with LIVE_LOCK:
                 LIVE.discard(p.pid)
+
+
+@contextlib.contextmanager
+def gpu_alone(env):
+    """Holds the host-wide lock of the GPU that `env` selects (CUDA_VISIBLE_DEVICES) while a timed
+    run or Nsight Compute uses it: two graders on one host then take turns on a GPU, as one
+    grader's workers do (Nsight Compute's own lock is in /tmp, which each sandbox has of its own;
+    two at once on one GPU failed, exit status 9, on an H200). Nothing to hold on the CPU model."""
+    if MODEL != "gpu":
+        yield
+        return
+    gpu = re.sub(r"[^\w-]", "_", (env or {}).get("CUDA_VISIBLE_DEVICES", "all"))
+    with open(os.path.join("/tmp", "reduction-grade-gpu-%s.lock" % gpu), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def at_once(calls):

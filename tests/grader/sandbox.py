@@ -82,5 +82,6 @@ class Sandbox:
             if d == "/tmp" or d.startswith("/tmp/"):
                 args += ["--ro-bind", d, d]
         args += ["--bind", writable, writable, "--setenv", "TMPDIR", "/tmp", "--chdir", ROOT,
-                 "--unshare-pid", "--die-with-parent", "--new-session"] + ["--unshare-net"] * self.net
+                 "--unshare-pid", "--die-with-parent", "--new-session"]
+        args += ["--unshare-net"] * self.net
         return args + ["--"] + list(cmd)
