@@ -19,6 +19,10 @@ ifeq ($(MODEL),cpu)
 NVCC := CUCC_SANITIZE=$(SANITIZER) bash model/cucc
 else ifneq ($(MODEL),gpu)
 $(error MODEL must be gpu or cpu, not '$(MODEL)')
+else ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
+ifneq ($(filter-out diff help slides figures plot clean deps,$(or $(MAKECMDGOALS),all)),)
+$(error MODEL=gpu builds with nvcc, which is not here: install the CUDA toolkit (or set NVCC=), or build for the CPU model with MODEL=cpu)
+endif
 else ifeq ($(ARCH),native)
 # Without a GPU nvcc cannot tell what 'native' is, and warns so for every file: build for the oldest
 # architecture it supports instead, and say so once (exported: the sub-makes inherit the choice).

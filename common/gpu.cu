@@ -96,6 +96,15 @@ void gpu_check_memory(size_t n, unsigned int block)
     char what[64];
     snprintf(what, sizeof what, "n = %zu elements", n);
     require_free(fits ? padded * sizeof(elem_t) * copies + extra : SIZE_MAX, what);
+#ifdef CUDA_MODEL
+    /* The model runs a GPU's threads as fibers on one core, in host memory: past 2^31 elements a
+     * sum takes minutes and more memory than most hosts have. Refused before the input exists. */
+    if (n >= ((size_t)1 << 31)) {
+        fprintf(stderr, "the CPU model runs n < 2^31 elements: n = %zu needs a GPU (MODEL=gpu on "
+                "a machine with one); try a smaller --n.\n", n);
+        exit(EXIT_NO_GPU);
+    }
+#endif
 }
 
 static enum l2_flush flush_method = L2_FLUSH_READ;

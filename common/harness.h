@@ -111,7 +111,8 @@ void gpu_describe(char *name, size_t name_len, double *peak_gbps, size_t *l2_byt
 size_t gpu_free_memory(void);
 
 /* Exits with one sentence and EXIT_NO_GPU when the device has not the free memory that
- * gpu_run_stage needs for n elements; checked before the host spends time making the input. */
+ * gpu_run_stage needs for n elements, or, on the CPU model, when n >= 2^31 (minutes on one core,
+ * and host memory); checked before the host spends time making the input. */
 void gpu_check_memory(size_t n, unsigned int block);
 
 /* cudaMalloc after checking the device has `bytes` free; otherwise one sentence naming `what`
