@@ -191,8 +191,8 @@ bench-model: ## the CPU model's speed on one core: each stage at 2^24 and, with 
 	  $(addprefix $(BUILD)/thread/model_bench_,$(GPU_SHORT))
 	@bash model/bench.sh $(BUILD) "$(ROW_STAGES)" "$(ONE_BLOCK_STAGES)"
 
-harris: ## Harris's table from the newest results/*/results.csv: the README's and lessons' blocks, and its plot (no GPU)
-	@python3 tools/bench/harris.py update README.md step*/README.md
+harris: ## Harris's table from the newest results/*/results.csv: the blocks of docs/benchmarks.md, README.md and the lessons, and its plot (no GPU)
+	@python3 tools/bench/harris.py update README.md docs/benchmarks.md step*/README.md
 	@csv=$$(ls -t results/*/results.csv | head -n 1); py=$$(bash tools/bench/python.sh) && \
 	 $$py tools/bench/harris.py png "$$csv" -o "$$(dirname "$$csv")/harris.png"
 

@@ -124,7 +124,7 @@ void *gpu_alloc(size_t bytes, const char *what);
  * MEMSET: a cudaMemsetAsync of that buffer, the way NVBench and llm.c flush (they memset exactly
  * the L2's size); it leaves the L2 full of dirty lines, whose write-back the next kernel pays (a
  * quarter of CUB's time at 2^24 int32 on an H200). Kept only to measure that cost
- * (tools/bench/flush.cu, README.md). */
+ * (tools/bench/flush.cu, docs/benchmarks.md). */
 enum l2_flush { L2_FLUSH_READ, L2_FLUSH_MEMSET };
 void gpu_set_l2_flush(enum l2_flush how);
 

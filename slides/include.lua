@@ -1,5 +1,5 @@
 --[[ include.lua: the pandoc filter that fills the deck in with the stages' code and measurements;
-slides/build.sh runs it from the repository root. README.md ("Slides") has the syntax: code blocks
+slides/build.sh runs it from the repository root. docs/teaching.md ("Slides") has the syntax: code blocks
 {.cuda file=F function=NAME} (that function, whole, or a part: lines="A-B", from="TEXT" to="TEXT"),
 {.diff step=NN} (what make diff STEP=NN prints, or a part, the same way), the divs of
 measurements (slides/tables.py), and speaker notes (::: notes, and the metadata's title-note).

@@ -2,7 +2,7 @@
 """tables.py: the LaTeX of one div of measurements in slides/*.md, for slides/include.lua.
 
     tables.py DIV [NAME=VALUE ...]    DIV: a div's class (a key of DIVS); NAME=VALUE: its attributes
-                                      (README.md, "Slides"), the parameters of that function
+                                      (docs/teaching.md, "Slides"), the parameters of that function
 
 Each DIV reads the CSV of its kind (DIVS) in results/$SLIDES_GPU/ (slides/build.sh: NVIDIA_H200,
 the GPU the lessons quote), else the newest in results/*/, with the benchmark's own code

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check_new_stage.sh: proves that a stage is its folder. In a copy of this repository under
-# build/new-stage/, it adds a scratch stage 10 the way README.md's "Adding a stage" says: a
+# build/new-stage/, it adds a scratch stage 10 the way docs/teaching.md's "Adding a stage" says: a
 # copy of stage 7's folder whose warp_reduce folds with __shfl_xor_sync (a butterfly: every lane
 # ends with the warp's sum) instead of __shfl_down_sync, following stage 8 (stage 9, between them,
 # is a program of its own), with a stage.ini of its own and one mutant. Then, with no other edit,
@@ -93,13 +93,13 @@ check "its lesson on the model's counters: step10 passes it, step08 fails it" ba
 check "the grade's and the mutants' build-only path: step08 handed in as step10, and no_tail" bash -c "
     MUTANTS_BUILD_ONLY=1 python3 tests/grade.py --mutants build step08_as_step10 no_tail |
     grep -c 'as step10, compiles' | grep -qx 2"
-check "the speed-up table has its row, and the check says the README's table lacks it" bash -c "
+check "the speed-up table has its row, and the check says the course table (docs/benchmarks.md) lacks it" bash -c "
     python3 tools/bench/harris.py markdown results/NVIDIA_H200/results.csv |
         grep -q '^| $new | 10: a butterfly in the warp | not measured: make bench |' &&
-    ! python3 tools/bench/harris.py check README.md $new/README.md 2> $work/harris.log &&
+    ! python3 tools/bench/harris.py check docs/benchmarks.md $new/README.md 2> $work/harris.log &&
     grep -q 'README.md:.*differs' $work/harris.log &&
-    python3 tools/bench/harris.py update README.md $new/README.md 2>/dev/null &&
-    python3 tools/bench/harris.py check README.md $new/README.md"
+    python3 tools/bench/harris.py update docs/benchmarks.md $new/README.md 2>/dev/null &&
+    python3 tools/bench/harris.py check docs/benchmarks.md $new/README.md"
 check "the figures: step10's, from its stage.ini's replay" bash -c "
     python3 tools/figures/mapping.py --tex build/figures | grep -q '^build/figures/step10.tex: Stage 10'"
 if command -v lualatex >/dev/null && command -v pdftoppm >/dev/null; then
