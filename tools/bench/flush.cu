@@ -1,6 +1,7 @@
 /* flush.cu: what the L2 flush before each timed repeat costs the kernel after it (make flush): the
- * memset flush (L2_FLUSH_MEMSET, harness.h) against gpu_flush_l2's read flush, why: docs/benchmarks.md,
- * "Benchmark and profile". It times the same kernels after each flush, in one process, on the same buffers, for
+ * memset flush (L2_FLUSH_MEMSET, harness.h) against gpu_flush_l2's read flush, why:
+ * docs/benchmarks.md, "Benchmark and profile". It times the same kernels after each flush, in one
+ * process, on the same buffers, for
  * n = 2^20, 2^22, ..., 2^28: CUB's cub::DeviceReduce::Sum, the stage it is linked with (step07),
  * and a device-to-device copy. Writes one CSV row per (kernel, n, flush):
  * gpu,kernel,n,flush,median_ms,gbps,peak_pct (gbps: bytes read once; the copy's counts bytes read
