@@ -29,7 +29,7 @@ cp "$right" "$work/class/right.cu"
 tmp_right=$(mktemp /tmp/check_grade_right_XXXX.cu)
 trap 'rm -f "$tmp_right"' EXIT
 cp "$right" "$tmp_right"
-hang_limit=30
+hang_limit=15
 # On a GPU the speed is graded too: 20 more points, and a right file gets them all.
 if nvidia-smi -L >/dev/null 2>&1 && [ "${MODEL:-gpu}" = gpu ]; then
     none=0 all=20 most=100 make_args=(ARCH="${ARCH:-native}")
