@@ -1,80 +1,27 @@
 /* bench.cu: the benchmark behind `make bench` (build/bench_stepNN, one per GPU stage).
  *
- * In one process, on the same input, for n = 2^10, 2^12, ... up to 2^30 (or the stage's
- * limit, or what the device's memory holds), it times:
- *   - the stage's reduce(), exactly as build/stepNN runs it (gpu_run_stage),
- *   - CUB's cub::DeviceReduce::Sum, what a user would call instead (temporary storage allocated
- *     once, outside the timing),
- *   - a device-to-device cudaMemcpyAsync of the same bytes: the bandwidth a kernel can reach,
- * each with CUDA events, a warm-up, the L2 flushed before every repeat, and the median, min and max
- * of --reps repeats (gpu_time in gpu.cu). Every repeat's sum is checked against the CPU.
- * Writes one CSV row per (stage, n) and per (cub, n), (copy, n):
+ * In one process, on the same input, for n = 2^10, 2^12, ... up to 2^30 (or the stage's limit, or
+ * what the device's memory holds), it times the stage's reduce() as build/stepNN runs it, CUB's
+ * cub::DeviceReduce::Sum (what a user would call instead) and a device-to-device copy of the same
+ * bytes (the bandwidth a kernel can reach): CUDA events, a warm-up, the L2 flushed before every
+ * repeat, the median, min and max of --reps repeats, every repeat's sum checked. One CSV row per
+ * (stage, n), (cub, n) and (copy, n):
  *   gpu,stage,n,bytes,median_ms,min_ms,max_ms,gbps,peak_gbps,peak_pct,ratio_to_cub,sum_ok
- * gbps counts bytes read once (bytes / median); copy's counts bytes read and written.
- * ratio_to_cub = stage median / CUB median at the same n, measured in this run.
+ * gbps counts bytes read once (copy's: read and written); ratio_to_cub is measured in this run.
  *
  *   build/bench_stepNN --csv FILE [--reps R >= 20] [--min-n N] [--max-n N] [--guard]
- * Exit status: 0 done; 1 (--guard only) a call of reduce() summed something else than its input,
- * or left a host thread running, said in one sentence that contains ": --guard: " (no stage row is
- * written for that n); 2 bad usage (or --help, 0); 3 no usable GPU, or a CUDA error.
+ * Exit status: 0 done; 1 (--guard only) a call summed something else than its input, or left a
+ * host thread running (one sentence with ": --guard: "); 2 bad usage; 3 no usable GPU, or a CUDA
+ * error.
  *
- * --guard: make grade's timing of the stage, made so that a submission cannot fool it; the CUB and
- * copy rows stay as above (events), and so ratio_to_cub compares two methods. Each of the warm-up
- * and the --reps timed calls of reduce():
- *   - sums another input: window r of one buffer of n + 4 reps elements (4 elements, 16 bytes, on
- *     from the last, so that 16-byte loads stay aligned), in which one element at a random place
- *     (two, when one leaves the sum unchanged) is negated before the call, outside the timing, so
- *     that every call's sum differs from the last call's and cannot be worked out from it without
- *     reading the whole window; in-place and one-block stages get the window copied (padded with
- *     the identity) into a second buffer at the same offset before each call, as gpu_run_stage
- *     restores their input. int32: the bench's input (PATTERN_SMALL); float32: PATTERN_QUARTERS,
- *     whose sum every order of additions gets exactly (harness.h), so that a sum of another window
- *     cannot hide inside float's rounding bound;
- *   - is timed by the host: a raw clock_gettime(CLOCK_MONOTONIC) system call before reduce() and
- *     another after reduce() and cudaDeviceSynchronize(), which waits for the work of every stream
- *     of the device, not the default stream's only; the L2 is flushed and the device idle before;
- *   - has its sum read back at once, which must be the window's exact CPU sum (int32: mod 2^32;
- *     float32: equal), and the process's threads counted as reduce() returns, which must not be
- *     more than before the warm-up; otherwise one sentence names the call, n, the sum expected
- *     and the sum obtained (or the threads), and the program exits with status 1.
- * The times include the host's side of reduce(), the launch and a cudaDeviceSynchronize, which
- * the events do not see: on an H200 (2026-11-27) stage 7 at n = 2^26 took 0.0638 ms by events and
- * 0.0739 ms with --guard, stages 02-04 at n = 2048 4.4-6.4 us and 12-14 us. Compare a --guard time
- * only with another --guard time, and mind that a fixed 8-10 us shrinks the ratio of two short
- * times.
- *
- * The exploits --guard is made against, as kernel leaderboards met them and what they do (read
- * 2026; step07_warp_shuffle/mutants/ keeps one kernel per exploit, each with its Caught by):
- *   - A result remembered between calls, keyed on n, the pointer or the input's content: gpu-mode's
- *     evaluator, in its ranked mode, draws a new seed and a new input for every timed repeat and
- *     checks each repeat's output (https://github.com/gpu-mode/reference-kernels,
- *     problems/nvidia/eval.py, _run_single_benchmark with recheck); pull request #160 there
- *     (https://github.com/gpu-mode/reference-kernels/pull/160) did the same for its eigh problem
- *     after a cache keyed on the content reported sub-microsecond times, and kernelbot's #501
- *     (https://github.com/gpu-mode/kernelbot/pull/501) hands every timed call a fresh copy against
- *     caches keyed on the pointer. Here: the windows and the negated elements above.
- *   - Work left running outside the timed region: events recorded on the default stream stop
- *     before a kernel on a cudaStreamNonBlocking stream, or one a host thread launches later.
- *     wafer.ai's catalogue of kernel-benchmark reward hacks
- *     (https://www.wafer.ai/blog/reward-hacks-field-guide) names them stream and thread injection;
- *     DeepReinforce's defences (https://deep-reinforce.com/defense_kernel_hack.html) synchronise
- *     the device before the end of the timing and count the threads before and after; pygpubench
- *     (https://github.com/gpu-mode/pygpubench, README) checks the output right after the kernel
- *     for the same reason. Here: cudaDeviceSynchronize() inside the timing, the thread count, and
- *     the sum read at once.
- *   - A patched clock: gpu-mode/reference-kernels issue #162
- *     (https://github.com/gpu-mode/reference-kernels/issues/162) tracks submissions that patch
- *     the evaluator's Event.elapsed_time in its own process, the time being taken on trust;
- *     pygpubench keeps its timing in compiled code for that reason. A stage file can define
- *     clock_gettime or gettimeofday (the C library is shared: the program's own definition wins);
- *     the CUDA runtime is linked statically (nvcc's default), so a file that defines one of its
- *     functions, cudaEventElapsedTime say, does not link. Here: the clock, the thread count and
- *     the seed are system calls made directly (the `syscall` instruction on x86-64, `svc` on
- *     aarch64, syscall(2) elsewhere), which no function of the program can replace; and make
- *     grade's "symbols" check (tests/exploits.py) rejects a stage object that defines any function
- *     of the C library, the CUDA runtime or the harness.
- * Not guarded: code in the same process can still write the harness's memory; only another process
- * would stop that (pygpubench's README says as much of its own design). */
+ * --guard: make grade's timing, which a submission cannot fool (docs/grading.md, "Guarded
+ * timing", names the exploits and where each defence comes from). Each call of reduce() sums
+ * another window of a larger buffer with one element negated (so no sum can be remembered), is
+ * timed by raw clock_gettime system calls around reduce() and cudaDeviceSynchronize() (every
+ * stream's work counts, and no function of the program can replace the clock), has its sum read
+ * back and checked at once, and must leave no more host threads than before. Its times include
+ * the host's side of the call, which events do not see: compare a --guard time only with another.
+ * Not guarded: code in the same process can still write the harness's memory. */
 #include <cub/device/device_reduce.cuh>
 #include <errno.h>
 #include <fcntl.h>

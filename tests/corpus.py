@@ -21,18 +21,14 @@ reduce.cu does), written in a style CUDA programmers use, and opens with what it
                          nvcc, the model must say the file passes (it says registers were not
                          checked)
 
-  tests/corpus.py model BUILD [NAME...]   every file (or those) on the CPU model: its
-                                          AddressSanitizer and ThreadSanitizer builds, several
-                                          sizes, block sizes and schedules
-  tests/corpus.py gpu BUILD [NAME...]     the same files on a GPU: nvcc, the sums, and
-                                          compute-sanitizer's memcheck, racecheck and synccheck
-  tests/corpus.py list                    the files and their verdicts
-  tests/corpus.py build BUILD NN FLAVOR SRC DIR
-                                          one file built as stage NN into DIR/stepNN, with
-                                          BUILD's harness (model/mutants.sh)
-The Makefile's corpus target gives the compiler and the harness's objects (CORPUS_* in the
-environment). Prints a table, writes it to BUILD/corpus/corpus.md; exit status 1 when a file's
-verdict is not the one it must get.
+  corpus.py model BUILD [NAME...]  every file (or those) on the CPU model: its AddressSanitizer
+                                   and ThreadSanitizer builds, several sizes, blocks, schedules
+  corpus.py gpu BUILD [NAME...]    on a GPU: nvcc, the sums, compute-sanitizer's three tools
+  corpus.py list                   the files and their verdicts
+  corpus.py build BUILD NN FLAVOR SRC DIR   one file built as stage NN into DIR/stepNN, with
+                                   BUILD's harness (model/mutants.sh)
+make corpus gives the compiler and the harness's objects (CORPUS_* in the environment). Writes
+BUILD/corpus/corpus.md; exit status 1 when a file's verdict is not the one it must get.
 """
 import concurrent.futures
 import os
