@@ -127,7 +127,9 @@ help: ## list the targets
 
 $(SHORT): %: $(BUILD)/%
 
-run: all ## every stage on its default input, one summary table
+run: ## every stage on its default input, one summary table (on the CPU model, installs what it needs first)
+	@$(if $(filter cpu,$(MODEL)),bash tests/deps.sh --model-only)
+	@$(MAKE) --no-print-directory all
 	@bash tools/run_all.sh $(BUILD) $(SHORT) $(notdir $(PROGRAM_BINS))
 
 # make test STEP="04 05": only those stages' tests and programs. STEP=5 is STEP=05, as for make diff.

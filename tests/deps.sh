@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# deps.sh [--sandbox] [--model] [--nvcc] [--vendor [--force]] | --notebook: the Criterion test
-# library (Debian: libcriterion-dev) for
-# make test; with --model (make test MODEL=cpu, the default without a GPU), also what the CPU model
-# builds with: g++ and Boost.Context (Debian: g++, libboost-context-dev), and libclang's Python
-# module (PyPI: libclang), its CUDA front end; with --sandbox (make grade) bubblewrap; --notebook:
-# only nbclient, nbformat and ipykernel (tools/notebook.py).
+# deps.sh [--sandbox] [--model] [--nvcc] [--vendor [--force]] | --notebook | --model-only: the
+# Criterion test library (Debian: libcriterion-dev) for make test; with --model (make test
+# MODEL=cpu, the default without a GPU), also what the CPU model builds with: g++ and
+# Boost.Context (Debian: g++, libboost-context-dev), and libclang's Python module (PyPI:
+# libclang), its CUDA front end; with --sandbox (make grade) bubblewrap; --notebook:
+# only nbclient, nbformat and ipykernel (tools/notebook.py); --model-only (make run): only the
+# CPU model's own.
 #   (default)  nothing to do when third_party/criterion/ is vendored or Criterion already builds
 #              and links here; else, as root, apt-get install libcriterion-dev; else say what to do.
 #   --vendor   (make deps VENDOR=1) copy Criterion and the closure of its shared libraries, all but
@@ -232,6 +233,7 @@ notebook_mode() {
 }
 
 [ "${1:-}" = --notebook ] && { notebook_mode; exit 0; }
+[ "${1:-}" = --model-only ] && { model_mode; exit 0; } # make run on the model: no Criterion
 [ "${1:-}" = --sandbox ] && shift && sandbox_mode
 model=0
 [ "${1:-}" = --model ] && model=1 && shift
