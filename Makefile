@@ -144,7 +144,7 @@ test: deps ## build and run the Criterion tests, report per stage (STEP="04 05":
 	@$(foreach p,$(PROGRAM_SHORT),$(if $(WHY.$(p)),echo "make test: $(p) left out: $(WHY.$(p))";))
 	@MAKE='$(MAKE)' bash tests/run.sh $(BUILD) $(TEST_PROGS)
 
-deps: ## install Criterion (as root, from Debian packages; and on the CPU model g++, Boost.Context and libclang); WITH_NVCC=1: nvcc from PyPI too (the model's register check); VENDOR=1: copy Criterion into third_party/ for a machine without network
+deps: ## install Criterion (as root, from Debian packages; and on the CPU model g++, Boost.Context and libclang); WITH_NVCC=1: nvcc from PyPI too (the model's register check); VENDOR=1: copy Criterion, Boost.Context and bubblewrap into third_party/ for a machine without network
 	@bash tests/deps.sh $(if $(SANDBOX),--sandbox) $(if $(filter cpu,$(MODEL)),--model) $(if $(WITH_NVCC),--nvcc) $(if $(VENDOR),--vendor)
 
 diff: ## show what stage STEP=NN changed since stage NN-1 (make diff STEP=04); STEP=NNa: the first of two
@@ -264,7 +264,7 @@ mutants: ## on a GPU: the known submissions (stepNN_name/mutants/, each stage's 
 	    $(addprefix $(BUILD)/thread/,$(GPU_SHORT)) && $(CORPUS_ENV) bash model/mutants.sh $(BUILD) $(MUTANTS); \
 	else \
 	  $(call have_gpu,mutants,they are graded on a CUDA GPU); \
-	  $(MAKE) --no-print-directory deps && \
+	  $(MAKE) --no-print-directory deps SANDBOX=1 && \
 	  TYPE=$(TYPE) MAKE='$(MAKE)' python3 tests/grade.py --mutants $(BUILD) $(MUTANTS); \
 	fi
 
