@@ -2,10 +2,10 @@
 # check_grade.sh: proves make grade's policy on the CPU model, with files whose points are known,
 # all graded as stage 5, by two graders at once on one host (each its own GRADE_OUT):
 #   grader A, a class (build/check-grade/class/): the handout's file (todo, its TODO comments
-#   left: 0 points), the same with them deleted (unchanged: 0), a file wrong at every n > 0 (wrong:
-#   only its share of correctness) and the course's own file (right: every point);
-#   meanwhile grader B, the course's own file directly in /tmp (every point), then grader C, a
-#   hang (a loop that never ends: it ends at GRADE_TIMEOUT, on the same total).
+#   left: 0 points), the same with them deleted (unchanged: 0) and a file wrong at every n > 0
+#   (wrong: only its share of correctness);
+#   meanwhile grader B, the course's own file directly in /tmp (every point, as alone), then
+#   grader C, a hang (a loop that never ends: it ends at GRADE_TIMEOUT, on the same total).
 # Prints one line per check, then "check_grade: N passed, N failed". About 2 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,6 @@ cmp -s "$right" "$work/class/wrong.cu" && { echo "check_grade: wrong.cu is not w
 sed -e 's|^__global__ void reduce_kernel|__device__ volatile int spin = 1; /* never 0: a hang */\n&|' \
     -e 's|^\( *\)unsigned int t = threadIdx.x;|&\n\1while (spin) {}|' "$right" > "$work/hang.cu"
 grep -q 'while (spin)' "$work/hang.cu" || { echo "check_grade: hang.cu does not hang" >&2; exit 1; }
-cp "$right" "$work/class/right.cu"
 tmp_right=$(mktemp /tmp/check_grade_right_XXXX.cu)
 trap 'rm -f "$tmp_right"' EXIT
 cp "$right" "$tmp_right"
@@ -73,7 +72,6 @@ expect "wrong at every n > 0: its share of correctness only" A wrong \
     "^([1-9]|[1-3][0-9])(\.[0-9]+)? 0 $none 0 [0-9.]+ $most(\.0)? FAIL\|correct: "
 expect "a hang: 0 points on the same total, the checks after it not run" C hang \
     "^0 0 $none 0 0(\.0)? $most(\.0)? FAIL\|correct: the tests did not finish: a program did not finish"
-expect "the course's file beside them: every point" A right "^40 20 $all 20 $most(\.0)? $most(\.0)? PASS"
 expect "the course's file directly in /tmp, by a second grader at once: every point" B \
     "$(basename "$tmp_right" .cu)" "^40 20 $all 20 $most(\.0)? $most(\.0)? PASS"
 hang_s=$(awk -F, '$1 == "hang" { print int($4) }' "$work/C/timings.csv")
